@@ -1,0 +1,3 @@
+"""ink-ls: a coding agent that lives inside the editor."""
+
+__version__ = "0.1.0"

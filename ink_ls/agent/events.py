@@ -1,0 +1,96 @@
+"""Events the agent emits while it runs: the four tool events, text, message and run ends.
+
+The server turns them into `ink/session/update` and progress; `ink-ls run --json`
+prints them. Consumers get them through a plain synchronous callback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ink_ls.agent.messages import AssistantMessage, ContentBlock, Usage
+
+StopReason = Literal["completed", "max_iterations", "aborted", "error"]
+
+
+class ToolStartEvent(BaseModel):
+    """A call is registered (it may still wait for a slot or a barrier)."""
+
+    type: Literal["tool_start"] = "tool_start"
+    tool_call_id: str
+    tool_name: str
+    arguments: dict[str, Any] | None = None
+    """The parsed arguments when they are a JSON object, else None."""
+
+
+class ToolRunningEvent(BaseModel):
+    """A call really starts executing (after validation, the gate and a free slot)."""
+
+    type: Literal["tool_running"] = "tool_running"
+    tool_call_id: str
+    tool_name: str
+
+
+class ToolSettledEvent(BaseModel):
+    """A call finished; emitted at once, in completion order (for the UI)."""
+
+    type: Literal["tool_settled"] = "tool_settled"
+    tool_call_id: str
+    tool_name: str
+    is_error: bool
+    duration_ms: float
+    """Execution time only, queue time excluded."""
+
+
+class ToolEndEvent(BaseModel):
+    """A call's result, delivered in call order."""
+
+    type: Literal["tool_end"] = "tool_end"
+    tool_call_id: str
+    tool_name: str
+    content: list[ContentBlock]
+    is_error: bool
+    display: Any = None
+    duration_ms: float | None = None
+
+
+class TextDeltaEvent(BaseModel):
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class MessageEndEvent(BaseModel):
+    """An assistant message is complete and entered history."""
+
+    type: Literal["message_end"] = "message_end"
+    message: AssistantMessage
+
+
+class RunEndEvent(BaseModel):
+    type: Literal["run_end"] = "run_end"
+    stop_reason: StopReason
+    usage: Usage
+    text: str = ""
+    """The final assistant text of the run."""
+    error: str | None = None
+
+
+AgentEvent = Annotated[
+    ToolStartEvent
+    | ToolRunningEvent
+    | ToolSettledEvent
+    | ToolEndEvent
+    | TextDeltaEvent
+    | MessageEndEvent
+    | RunEndEvent,
+    Field(discriminator="type"),
+]
+
+EventSink = Callable[[AgentEvent], None]
+
+
+def ignore_events(event: AgentEvent) -> None:
+    """An EventSink that drops everything."""

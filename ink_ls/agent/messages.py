@@ -1,0 +1,96 @@
+"""History messages and content blocks, the shapes the loop, the model client and sessions share.
+
+Pydantic models, serialisable to JSONL as they are. Nothing here knows about a wire protocol.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TextBlock(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageBlock(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    type: Literal["image"] = "image"
+    data: str = Field(description="base64-encoded image bytes")
+    mime_type: str = Field(alias="mimeType")
+
+
+ContentBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
+
+
+class ToolCall(BaseModel):
+    """One tool call as the model sent it. `arguments` is the raw JSON text (may be invalid)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    def add(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+        )
+
+
+AssistantStop = Literal["stop", "tool_use", "max_tokens", "error", "aborted"]
+
+
+class UserMessage(BaseModel):
+    role: Literal["user"] = "user"
+    content: list[ContentBlock]
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    stop_reason: AssistantStop = "stop"
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+
+
+class ToolResultEntry(BaseModel):
+    """One call's result as it enters history: no display, no timings."""
+
+    tool_call_id: str
+    tool_name: str
+    content: list[ContentBlock]
+    is_error: bool = False
+
+
+class ToolResultMessage(BaseModel):
+    """All results of one batch, in call order, appended after the whole batch."""
+
+    role: Literal["toolResult"] = "toolResult"
+    results: list[ToolResultEntry]
+
+
+Message = Annotated[
+    UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")
+]
+
+
+def text_of(blocks: list[ContentBlock]) -> str:
+    """The concatenated text of the text blocks (images skipped)."""
+    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+def user_text(text: str) -> UserMessage:
+    return UserMessage(content=[TextBlock(text=text)])
+
+

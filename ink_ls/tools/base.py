@@ -1,0 +1,205 @@
+"""The tool contract: what the model sees (name, description, schema) and what the process calls.
+
+Also the two small interfaces through which tools reach the editor: `FileView`
+(reads see open buffers) and `FileWriter` (changes go through approval).
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from ink_ls.agent.messages import ContentBlock
+from ink_ls.agent.signal import CancelSignal
+
+
+class ToolError(Exception):
+    """Root of tool-system errors."""
+
+
+class DuplicateToolError(ToolError):
+    """Two tools registered under one name."""
+
+
+class ChangeRejectedError(ToolError):
+    """A file change or command was refused (by the user, a policy, a timeout).
+
+    The pipeline turns it into `Tool "<name>" blocked by <source>: <reason>`.
+    """
+
+    def __init__(self, source: str, reason: str | None = None) -> None:
+        super().__init__(reason or "no reason given")
+        self.source = source
+        self.reason = reason
+
+
+class ToolParams(BaseModel):
+    """Base for tool parameter models: unknown keys are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class ToolResult:
+    """What `execute` returns. `content`, when given, is what the model gets instead of `output`."""
+
+    output: str = ""
+    is_error: bool = False
+    content: list[ContentBlock] | None = None
+    display: Any = None
+    exit_code: int | None = None
+
+
+class FileView(Protocol):
+    """How tools see files the editor has open. `None` means: not open, read the disk."""
+
+    def open_document(self, path: Path) -> str | None: ...
+
+
+class FileWriter(Protocol):
+    """How tools change files. Raises `ChangeRejectedError` when the change is refused."""
+
+    async def write_text(
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None: ...
+
+
+class DiskFiles:
+    """The default FileView: nothing is open in an editor."""
+
+    def open_document(self, path: Path) -> str | None:
+        return None
+
+
+class DiskWriter:
+    """The default FileWriter: writes to disk at once (creating parents), no approval."""
+
+    async def write_text(
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(new_text)
+
+
+SubagentRunner = Callable[[str, CancelSignal], Awaitable[str]]
+"""Runs a sub-agent on a prompt under a signal and returns its final answer (for `task`)."""
+
+
+@dataclass
+class ToolContext:
+    """Per-call context. The call id comes from the process, never from model arguments."""
+
+    tool_call_id: str
+    cwd: Path
+    files: FileView = field(default_factory=DiskFiles)
+    writer: FileWriter = field(default_factory=DiskWriter)
+    subagent: SubagentRunner | None = None
+
+
+@dataclass(frozen=True)
+class Access:
+    """The paths one call reads and writes (absolute), for path-aware scheduling (spec §9)."""
+
+    reads: frozenset[Path] = frozenset()
+    writes: frozenset[Path] = frozenset()
+
+
+P = TypeVar("P", bound=ToolParams)
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: _strip_titles(v)
+            for k, v in node.items()
+            if not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+class Tool(ABC, Generic[P]):
+    """One tool. Subclasses set `name`, `description`, `params_model` and implement `execute`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    params_model: ClassVar[type[ToolParams]]
+    concurrency_safe: ClassVar[bool] = False
+
+    def parameters(self) -> dict[str, Any]:
+        """The JSON Schema the model sees, derived from `params_model` (titles stripped)."""
+        schema = _strip_titles(self.params_model.model_json_schema())
+        schema.setdefault("additionalProperties", False)
+        return copy.deepcopy(schema)  # type: ignore[no-any-return]
+
+    def access(self, args: P, cwd: Path) -> Access | None:
+        """The paths this call touches; `None` (the default) means it may touch anything."""
+        return None
+
+    @abstractmethod
+    async def execute(self, args: P, signal: CancelSignal, context: ToolContext) -> ToolResult:
+        """Run the call. Raise to report a failure; return `is_error` for an expected one."""
+
+
+AnyTool = Tool[Any]
+
+
+class ToolRegistry:
+    """The tools of one run: one list feeds the model's schemas and the name → tool map."""
+
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: AnyTool) -> None:
+        if tool.name in self._tools:
+            raise DuplicateToolError(
+                f'a tool named "{tool.name}" is already registered; tool names must be unique'
+            )
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> AnyTool | None:
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __iter__(self) -> Any:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def without(self, *names: str) -> ToolRegistry:
+        return ToolRegistry(t for t in self._tools.values() if t.name not in names)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """`{name, description, parameters}` for every tool, in registration order."""
+        return [
+            {"name": t.name, "description": t.description, "parameters": t.parameters()}
+            for t in self._tools.values()
+        ]

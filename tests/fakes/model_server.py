@@ -1,0 +1,254 @@
+"""A loopback HTTP server that speaks the OpenAI Chat Completions streaming API from a script.
+
+Tests push replies (text, tool calls, errors, broken streams); every request body is
+recorded. Stdlib only (ThreadingHTTPServer on 127.0.0.1:0) so any test layer can use it,
+and `python -m tests.fakes.model_server SCRIPT.json` runs it standalone for editor tests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One scripted response to one POST /chat/completions."""
+
+    text: str = ""
+    tool_calls: list[tuple[str, Any]] = field(default_factory=list)
+    """(name, arguments) — arguments a dict/list/str; a str is sent verbatim as the JSON text."""
+    finish_reason: str | None = None
+    usage: dict[str, int] | None = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: str | None = None
+    """For non-200 replies: the body sent as is."""
+    chunk_size: int = 4
+    """Text and argument strings are split into pieces of this many characters."""
+    delay: float = 0.0
+    """Seconds to sleep between SSE events."""
+    drop_after: int | None = None
+    """Close the connection after this many SSE events (a mid-stream drop)."""
+    no_done: bool = False
+    garbage: str | None = None
+    """A raw line sent after the first event (e.g. 'data: {not json')."""
+    hang: bool = False
+    """After the first event, send nothing until the client goes away."""
+    call_ids: list[str] | None = None
+
+
+def text(t: str, **kw: Any) -> Reply:
+    return Reply(text=t, **kw)
+
+
+def tool(name: str, args: Any, **kw: Any) -> Reply:
+    return Reply(tool_calls=[(name, args)], **kw)
+
+
+def tools(*calls: tuple[str, Any], **kw: Any) -> Reply:
+    return Reply(tool_calls=list(calls), **kw)
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+class FakeModelServer:
+    """Start with `with FakeModelServer() as srv:`; `srv.base_url` ends in /v1."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self._script: deque[Reply | Responder] = deque()
+        self._cond = threading.Condition()
+        self._counter = 0
+        self.disconnects = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:  # /v1/models, for health checks
+                body = json.dumps({"object": "list", "data": [{"id": "fake-model"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    payload = json.loads(raw)
+                except ValueError:
+                    payload = {"_invalid": raw.decode("utf-8", "replace")}
+                reply = server._next(payload, dict(self.headers))
+                try:
+                    server._send(self, reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    with server._cond:
+                        server.disconnects += 1
+                        server._cond.notify_all()
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def push(self, *replies: Reply | Responder) -> None:
+        with self._cond:
+            self._script.extend(replies)
+
+    def wait_requests(self, n: int, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """Block until at least n requests arrived; returns them."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len(self.requests) < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"expected {n} model requests, got {len(self.requests)}")
+                self._cond.wait(left)
+            return list(self.requests)
+
+    def __enter__(self) -> FakeModelServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _next(self, payload: dict[str, Any], headers: dict[str, str]) -> Reply:
+        with self._cond:
+            self.requests.append(payload)
+            self.request_headers.append(headers)
+            self._cond.notify_all()
+            item = self._script.popleft() if self._script else text("(script exhausted)")
+        return item(payload) if callable(item) else item
+
+    def _next_id(self) -> str:
+        with self._cond:
+            self._counter += 1
+            return f"call_{self._counter}"
+
+    def _send(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        if reply.status != 200:
+            body = (reply.body if reply.body is not None else '{"error":{"message":"error"}}')
+            data = body.encode()
+            h.send_response(reply.status)
+            for k, v in reply.headers.items():
+                h.send_header(k, v)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+            return
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Cache-Control", "no-cache")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.close_connection = True
+        events = list(self._events(reply))
+        for i, ev in enumerate(events):
+            if reply.drop_after is not None and i >= reply.drop_after:
+                h.wfile.flush()
+                return
+            h.wfile.write(f"data: {ev}\n\n".encode())
+            h.wfile.flush()
+            if i == 0 and reply.garbage is not None:
+                h.wfile.write(f"{reply.garbage}\n\n".encode())
+                h.wfile.flush()
+                return
+            if i == 0 and reply.hang:
+                while True:  # until the client disconnects
+                    time.sleep(0.05)
+                    h.wfile.write(b": keep-alive\n\n")
+                    h.wfile.flush()
+            if reply.delay:
+                time.sleep(reply.delay)
+        if not reply.no_done:
+            h.wfile.write(b"data: [DONE]\n\n")
+            h.wfile.flush()
+
+    def _events(self, reply: Reply) -> Any:
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+            return json.dumps(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "model": "fake-model",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                }
+            )
+
+        n = reply.chunk_size
+        yield chunk({"role": "assistant", "content": ""})
+        for i in range(0, len(reply.text), n):
+            yield chunk({"content": reply.text[i : i + n]})
+        for idx, (name, args) in enumerate(reply.tool_calls):
+            call_id = reply.call_ids[idx] if reply.call_ids else self._next_id()
+            arg_text = args if isinstance(args, str) else json.dumps(args)
+            yield chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": idx,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+            for i in range(0, len(arg_text), n):
+                yield chunk(
+                    {"tool_calls": [{"index": idx, "function": {"arguments": arg_text[i : i + n]}}]}
+                )
+        finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+        yield chunk({}, finish)
+        usage = reply.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        yield json.dumps(
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "choices": [],
+                "usage": usage,
+            }
+        )
+
+
+def _reply_from_json(obj: dict[str, Any]) -> Reply:
+    calls = [(c["name"], c["arguments"]) for c in obj.pop("tool_calls", [])]
+    return Reply(tool_calls=calls, **obj)
+
+
+def main() -> None:
+    """Standalone: `python -m tests.fakes.model_server script.json`; prints the base URL."""
+    script = json.loads(open(sys.argv[1]).read()) if len(sys.argv) > 1 else []
+    with FakeModelServer() as srv:
+        srv.push(*[_reply_from_json(r) for r in script])
+        print(srv.base_url, flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
