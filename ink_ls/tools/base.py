@@ -150,9 +150,9 @@ class Tool(ABC, Generic[P]):
 
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema the model sees, derived from `params_model` (titles stripped)."""
-        schema = _strip_titles(self.params_model.model_json_schema())
+        schema: dict[str, Any] = _strip_titles(self.params_model.model_json_schema())
         schema.setdefault("additionalProperties", False)
-        return copy.deepcopy(schema)  # type: ignore[no-any-return]
+        return copy.deepcopy(schema)
 
     def access(self, args: P, cwd: Path) -> Access | None:
         """The paths this call touches; `None` (the default) means it may touch anything."""
