@@ -147,6 +147,8 @@ class Tool(ABC, Generic[P]):
     description: ClassVar[str]
     params_model: ClassVar[type[ToolParams]]
     concurrency_safe: ClassVar[bool] = False
+    delegates: ClassVar[bool] = False
+    """True for tools that only hand work to a sub-agent whose own calls are gated (task)."""
 
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema the model sees, derived from `params_model` (titles stripped)."""

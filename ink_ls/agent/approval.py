@@ -1,0 +1,129 @@
+"""The approval policy as a gate: what asks, what passes, what is refused, per approval mode.
+
+It decides from what a call touches (`Tool.access`), not from tool names. It never shows
+anything itself: a `Prompter` (the editor's prompt, or the terminal's) asks the user.
+File changes inside the workspace pass the gate under `ask`: the `FileWriter` asks for
+them at write time, when the real diff is known.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from ink_ls.agent.gate import GateBlock, GateRequest
+from ink_ls.agent.signal import CancelSignal
+
+ApprovalMode = Literal["ask", "auto", "readonly"]
+Choice = Literal["allow_once", "allow_always", "reject"]
+QuestionKind = Literal["command", "outside_workspace", "change"]
+
+DEFAULT_APPROVAL_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class ApprovalQuestion:
+    tool_name: str
+    tool_call_id: str
+    kind: QuestionKind
+    title: str
+    """One line a person reads, e.g. `Run command: npm test`."""
+    detail: str
+
+
+class Prompter(Protocol):
+    """Asks the user; returns the choice, or None when the prompt was dismissed."""
+
+    async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None: ...
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real = Path(os.path.realpath(path))
+    return real == root or root in real.parents
+
+
+def _describe_args(request: GateRequest) -> str:
+    return json.dumps(request.args.model_dump(mode="json", by_alias=True), ensure_ascii=False)
+
+
+@dataclass
+class ApprovalGate:
+    """A `Gate` implementing the approval modes. One instance per session ("Always allow")."""
+
+    mode: ApprovalMode
+    prompter: Prompter | None = None
+    timeout: float = DEFAULT_APPROVAL_TIMEOUT
+    always_allowed: set[str] = field(default_factory=set)
+
+    async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        if self.mode == "auto":
+            return None
+        tool = request.tool
+        access = tool.access(request.args, request.cwd)
+        root = Path(os.path.realpath(request.cwd))
+        if access is None:
+            if tool.delegates:
+                return None  # the sub-agent's own calls go through this gate
+            if self.mode == "readonly":
+                return GateBlock("policy", "approval mode is readonly: commands are not run")
+            command = getattr(request.args, "command", None)
+            title = f"Run command: {command}" if isinstance(command, str) else (
+                f"Run {tool.name} {_describe_args(request)}"
+            )
+            return await self._ask(request, "command", title, signal)
+        touched = {os.path.realpath(p) for p in access.reads | access.writes}
+        outside = sorted(p for p in touched if not _inside(Path(p), root))
+        if access.writes and self.mode == "readonly":
+            return GateBlock("policy", "approval mode is readonly: files are not changed")
+        if not outside:
+            return None
+        verb = "change" if access.writes else "read"
+        title = f"{tool.name}: {verb} outside the workspace: {', '.join(outside)}"
+        return await self._ask(request, "outside_workspace", title, signal)
+
+    async def _ask(
+        self, request: GateRequest, kind: QuestionKind, title: str, signal: CancelSignal
+    ) -> GateBlock | None:
+        key = f"{request.tool.name}:{kind}"
+        if key in self.always_allowed:
+            return None
+        if self.prompter is None:
+            return GateBlock("policy", "approval is required but no one can be asked")
+        question = ApprovalQuestion(
+            tool_name=request.tool.name,
+            tool_call_id=request.tool_call_id,
+            kind=kind,
+            title=title,
+            detail=_describe_args(request),
+        )
+        asking = asyncio.ensure_future(self.prompter(question, signal))
+        cancelled = asyncio.ensure_future(signal.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {asking, cancelled}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for task in (asking, cancelled):
+                if not task.done():
+                    task.cancel()
+        if asking in done and asking.cancelled():
+            return GateBlock("user", "the approval prompt was dismissed")
+        if asking in done and asking.exception() is None:
+            choice = asking.result()
+            if choice == "allow_always":
+                self.always_allowed.add(key)
+                return None
+            if choice == "allow_once":
+                return None
+            if choice == "reject":
+                return GateBlock("user", "the user rejected this call")
+            return GateBlock("user", "the approval prompt was dismissed")
+        if asking in done:
+            return GateBlock("user", f"the approval prompt failed: {asking.exception()}")
+        if cancelled in done:
+            return GateBlock("user", "cancelled while waiting for approval")
+        return GateBlock("user", f"no answer to the approval prompt within {self.timeout:g}s")
