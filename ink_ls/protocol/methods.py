@@ -1,0 +1,38 @@
+"""Wire method names, defined once (mirrored in protocol.md and the editor clients).
+
+No inline method strings elsewhere in ink_ls.
+"""
+
+from __future__ import annotations
+
+PROTOCOL_VERSION = "0.1.0"
+
+# client → server requests
+SESSION_PROMPT = "ink/session/prompt"
+SESSION_CANCEL = "ink/session/cancel"
+SESSION_LIST = "ink/session/list"
+SESSION_CLOSE = "ink/session/close"
+TOOLS = "ink/tools"
+
+# server → client notifications
+SESSION_UPDATE = "ink/session/update"
+
+INK_REQUESTS: tuple[str, ...] = (
+    SESSION_PROMPT,
+    SESSION_CANCEL,
+    SESSION_LIST,
+    SESSION_CLOSE,
+    TOOLS,
+)
+INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)
+
+# standard LSP methods the server sends (names as in the LSP specification)
+APPLY_EDIT = "workspace/applyEdit"
+SHOW_MESSAGE_REQUEST = "window/showMessageRequest"
+SHOW_MESSAGE = "window/showMessage"
+LOG_MESSAGE = "window/logMessage"
+PROGRESS_CREATE = "window/workDoneProgress/create"
+PROGRESS = "$/progress"
+
+SERVER_REQUESTS: tuple[str, ...] = (APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE)
+SERVER_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE, PROGRESS, SHOW_MESSAGE, LOG_MESSAGE)

@@ -1,0 +1,198 @@
+"""Pydantic models of the `ink/*` wire shapes: params, results and `ink/session/update` payloads.
+
+Python fields are snake_case, the wire is camelCase (alias generator). Send with `dump()`.
+Nothing here knows about pygls or the agent.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+WireStopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
+ToolKind = Literal["read", "edit", "search", "execute", "think", "other"]
+ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: camelCase aliases, unknown keys ignored."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object to send: camelCase, no `None` values."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class Position(WireModel):
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
+
+
+class Range(WireModel):
+    start: Position
+    end: Position
+
+
+class TextDocumentIdentifier(WireModel):
+    uri: str
+
+
+# ---- requests -------------------------------------------------------------------------------
+
+
+class SessionPromptParams(WireModel):
+    session_id: str | None = None
+    prompt: str = Field(min_length=1)
+    text_document: TextDocumentIdentifier | None = None
+    range: Range | None = None
+    work_done_token: str | int | None = None
+
+
+class SessionPromptResult(WireModel):
+    session_id: str
+    turn_id: str
+    stop_reason: WireStopReason
+    text: str
+    error: str | None = None
+
+
+class SessionCancelParams(WireModel):
+    session_id: str
+
+
+class SessionListParams(WireModel):
+    pass
+
+
+class SessionInfo(WireModel):
+    session_id: str
+    title: str
+    created_at: str
+    updated_at: str
+    running: bool
+
+
+class SessionListResult(WireModel):
+    sessions: list[SessionInfo]
+
+
+class SessionCloseParams(WireModel):
+    session_id: str
+    delete: bool = False
+
+
+class ToolsParams(WireModel):
+    pass
+
+
+class ToolInfo(WireModel):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    concurrency_safe: bool
+
+
+class ToolsResult(WireModel):
+    tools: list[ToolInfo]
+
+
+# ---- ink/session/update ---------------------------------------------------------------------
+
+
+class TextContent(WireModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageContent(WireModel):
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+
+
+class ContentItem(WireModel):
+    """ACP `ToolCallContent` of type `content`."""
+
+    type: Literal["content"] = "content"
+    content: Annotated[TextContent | ImageContent, Field(discriminator="type")]
+
+
+class DiffItem(WireModel):
+    """ACP `ToolCallContent` of type `diff`; `old_text` is omitted for a new file."""
+
+    type: Literal["diff"] = "diff"
+    path: str
+    old_text: str | None = None
+    new_text: str
+
+
+ToolCallContent = Annotated[ContentItem | DiffItem, Field(discriminator="type")]
+
+
+class AgentMessageChunk(WireModel):
+    session_update: Literal["agent_message_chunk"] = "agent_message_chunk"
+    content: TextContent
+
+
+class ToolCallRegistered(WireModel):
+    session_update: Literal["tool_call"] = "tool_call"
+    tool_call_id: str
+    title: str
+    kind: ToolKind
+    status: ToolStatus = "pending"
+    raw_input: dict[str, Any]
+
+
+class ToolCallUpdate(WireModel):
+    session_update: Literal["tool_call_update"] = "tool_call_update"
+    tool_call_id: str
+    status: ToolStatus
+    phase: Literal["running", "settled", "delivered"]
+    duration_ms: float | None = None
+    content: list[ToolCallContent] | None = None
+    raw_output: dict[str, Any] | None = None
+
+
+class UsageUpdate(WireModel):
+    session_update: Literal["usage_update"] = "usage_update"
+    input_tokens: int
+    output_tokens: int
+
+
+class ErrorUpdate(WireModel):
+    session_update: Literal["error"] = "error"
+    message: str
+
+
+class TurnEndUpdate(WireModel):
+    session_update: Literal["turn_end"] = "turn_end"
+    stop_reason: WireStopReason
+
+
+SessionUpdateBody = Annotated[
+    AgentMessageChunk
+    | ToolCallRegistered
+    | ToolCallUpdate
+    | UsageUpdate
+    | ErrorUpdate
+    | TurnEndUpdate,
+    Field(discriminator="session_update"),
+]
+
+
+class SessionUpdateParams(WireModel):
+    session_id: str
+    turn_id: str
+    update: SessionUpdateBody
+
+
+# ---- settings ---------------------------------------------------------------------------------
+
+
+class ClientInkCapabilities(WireModel):
+    """`capabilities.experimental.ink` of the client."""
+
+    reviews_apply_edit: bool = False
