@@ -1,0 +1,136 @@
+"""Slots for running tool calls: a FIFO, cancellable counting semaphore.
+
+One instance per chunk is the sliding window of 5 (spec §4); one process-wide instance
+(`default_budget()`) bounds every leaf call of every session and sub-agent together (spec §9).
+Only leaf calls take a process slot: a call that delegates (task) waits for its sub-agent's
+calls, so holding a slot while waiting could deadlock the process. This module never runs tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+from ink_ls.agent.signal import NEVER, CancelSignal
+
+DEFAULT_LIMIT = 8
+
+
+class ConcurrencyBudget:
+    """At most `limit` holders at once; waiters are served strictly in arrival order."""
+
+    __slots__ = ("_limit", "_free", "_waiters")
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"a concurrency budget needs at least 1 slot, got {limit}")
+        self._limit = limit
+        self._free = limit
+        self._waiters: deque[asyncio.Future[bool]] = deque()
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
+    @property
+    def in_use(self) -> int:
+        """Slots currently held."""
+        return self._limit - self._free
+
+    @property
+    def waiting(self) -> int:
+        return sum(1 for w in self._waiters if not w.done())
+
+    def set_limit(self, limit: int) -> None:
+        """Change the limit; raising it wakes waiters, lowering it takes effect as slots free."""
+        if limit < 1:
+            raise ValueError(f"a concurrency budget needs at least 1 slot, got {limit}")
+        self._free += limit - self._limit
+        self._limit = limit
+        while self._free > 0 and self._wake_one():
+            self._free -= 1
+
+    def try_acquire(self) -> bool:
+        """Take a slot if one is free.
+
+        Fair by construction: a slot is only ever counted free when no live waiter was
+        queued for it (`release` hands slots straight to waiters).
+        """
+        if self._free > 0:
+            self._free -= 1
+            return True
+        return False
+
+    async def acquire(self, signal: CancelSignal = NEVER) -> bool:
+        """Wait for a slot in FIFO order; False (holding nothing) if `signal` fires first."""
+        if signal.cancelled:
+            return False
+        if self.try_acquire():
+            return True
+        fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+
+        def on_cancel() -> None:
+            if not fut.done():
+                fut.set_result(False)
+
+        unsubscribe = signal.subscribe(on_cancel)
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            # Granted in the same tick we were cancelled: hand the slot on.
+            if fut.done() and not fut.cancelled() and fut.result():
+                self.release()
+            raise
+        finally:
+            unsubscribe()
+            try:
+                self._waiters.remove(fut)
+            except ValueError:
+                pass
+
+    def release(self) -> None:
+        """Give a slot back: straight to the oldest waiter if any."""
+        if self._free >= 0 and self._wake_one():
+            return
+        self._free += 1
+
+    def _wake_one(self) -> bool:
+        while self._waiters:
+            fut = self._waiters.popleft()
+            if not fut.done():
+                fut.set_result(True)
+                return True
+        return False
+
+
+class Lease:
+    """One held slot that can be given back only once (an abandoned call and its late end)."""
+
+    __slots__ = ("_budget",)
+
+    def __init__(self, budget: ConcurrencyBudget | None) -> None:
+        self._budget = budget
+
+    def release(self) -> None:
+        budget, self._budget = self._budget, None
+        if budget is not None:
+            budget.release()
+
+
+_default: ConcurrencyBudget | None = None
+
+
+def default_budget() -> ConcurrencyBudget:
+    """The process-wide budget every Agent uses unless given another one."""
+    global _default
+    if _default is None:
+        _default = ConcurrencyBudget(DEFAULT_LIMIT)
+    return _default
+
+
+def configure_default_budget(limit: int) -> ConcurrencyBudget:
+    """Set the process-wide limit (e.g. from configuration); returns the budget."""
+    budget = default_budget()
+    budget.set_limit(limit)
+    return budget

@@ -1,0 +1,274 @@
+"""The agent loop (spec §6): user message → model (streamed) → tool batch → model … → done.
+
+It owns the history of one conversation and the invariant that every tool call in it has
+exactly one result, however a run ends. Tool scheduling lives in `scheduler`, one call's
+steps in `pipeline`; this module knows no wire protocol and no concrete model client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ink_ls.agent import pipeline
+from ink_ls.agent._subagent import make_subagent_runner
+from ink_ls.agent.budget import ConcurrencyBudget, default_budget
+from ink_ls.agent.events import (
+    AgentEvent,
+    EventSink,
+    MessageEndEvent,
+    RunEndEvent,
+    StopReason,
+    TextDeltaEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+    ignore_events,
+)
+from ink_ls.agent.gate import Gate, allow_all
+from ink_ls.agent.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    user_text,
+)
+from ink_ls.agent.pipeline import CallResult
+from ink_ls.agent.scheduler import BatchEnv, run_batch
+from ink_ls.agent.signal import NEVER, CancelSignal
+from ink_ls.model.base import Model, ModelError, ModelRequest, ReplyDone, TextDelta
+from ink_ls.tools.base import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AgentOptions:
+    cwd: Path
+    system_prompt: str = ""
+    max_turns: int = 100
+    """Model requests per run; calls of the last reply beyond it are not executed."""
+    grace_seconds: float = 10.0
+    max_parallel: int = 5
+    """The per-chunk window (spec §4)."""
+
+
+@dataclass
+class RunResult:
+    stop_reason: StopReason
+    text: str
+    """The final assistant text of this run."""
+    usage: Usage
+    """Summed over the run's model calls."""
+    error: str | None = None
+
+
+def _noop_message(message: Message) -> None:
+    return None
+
+
+class _Aborted(Exception):
+    """The model stream was cut by a cancel; carries the text streamed so far."""
+
+    def __init__(self, partial: str) -> None:
+        super().__init__("aborted")
+        self.partial = partial
+
+
+class Agent:
+    """One conversation: a model, a tool list, a history, and the loop that drives them."""
+
+    def __init__(
+        self,
+        model: Model,
+        tools: ToolRegistry,
+        options: AgentOptions,
+        *,
+        history: list[Message] | None = None,
+        gate: Gate = allow_all,
+        files: FileView | None = None,
+        writer: FileWriter | None = None,
+        on_event: EventSink = ignore_events,
+        on_message: Callable[[Message], None] = _noop_message,
+        budget: ConcurrencyBudget | None = None,
+    ) -> None:
+        self.model = model
+        self.tools = tools
+        self.options = options
+        self.history: list[Message] = history if history is not None else []
+        self.gate = gate
+        self.files: FileView = files if files is not None else DiskFiles()
+        self.writer: FileWriter = writer if writer is not None else DiskWriter()
+        self.on_event = on_event
+        self.on_message = on_message
+        self.budget = budget if budget is not None else default_budget()
+        self._running = False
+
+    def _emit(self, event: AgentEvent) -> None:
+        try:
+            self.on_event(event)
+        except Exception:  # a broken listener must not break the run
+            log.exception("event listener failed on %s", event.type)
+
+    def _append(self, message: Message) -> None:
+        self.history.append(message)
+        try:
+            self.on_message(message)
+        except Exception:
+            log.exception("message listener failed")
+
+    def child(self) -> Agent:
+        """A sub-agent: same model, gate, files, writer and budget; no `task`; fresh history."""
+        return Agent(
+            self.model,
+            self.tools.without("task"),
+            replace(self.options),
+            gate=self.gate,
+            files=self.files,
+            writer=self.writer,
+            budget=self.budget,
+        )
+
+    async def run(self, prompt: str | UserMessage, signal: CancelSignal = NEVER) -> RunResult:
+        """Run the loop on one user message until the model stops, a limit, a cancel or an error.
+
+        Emits the events of the run and ends with exactly one `RunEndEvent`.
+        """
+        if self._running:
+            raise RuntimeError("this agent is already running; one run at a time")
+        self._running = True
+        usage = Usage()
+        text = ""
+        try:
+            self._append(user_text(prompt) if isinstance(prompt, str) else prompt)
+            stop, text, usage, error = await self._loop(signal)
+        except asyncio.CancelledError:
+            self._close_dangling(pipeline.interrupted_result)
+            raise
+        except Exception as exc:  # a bug must still leave a resumable history and one run_end
+            log.exception("agent run failed")
+            self._close_dangling(pipeline.interrupted_result)
+            stop, error = "error", f"internal error: {exc}"
+        finally:
+            self._running = False
+        self._emit(RunEndEvent(stop_reason=stop, usage=usage, text=text, error=error))
+        return RunResult(stop_reason=stop, text=text, usage=usage, error=error)
+
+    async def _loop(self, signal: CancelSignal) -> tuple[StopReason, str, Usage, str | None]:
+        usage = Usage()
+        text = ""
+        schemas = self.tools.schemas()
+        env = BatchEnv(
+            tools=self.tools,
+            cwd=self.options.cwd,
+            gate=self.gate,
+            files=self.files,
+            writer=self.writer,
+            subagent=make_subagent_runner(self),
+            on_event=self._emit,
+            grace_seconds=self.options.grace_seconds,
+            max_parallel=self.options.max_parallel,
+            budget=self.budget,
+        )
+        turn = 0
+        while True:
+            if signal.cancelled:
+                return "aborted", text, usage, None
+            turn += 1
+            request = ModelRequest(self.options.system_prompt, list(self.history), schemas)
+            try:
+                reply = await self._stream(request, signal)
+            except _Aborted as exc:
+                if exc.partial:
+                    text = exc.partial
+                    self._add_reply(AssistantMessage(text=text, stop_reason="aborted"))
+                return "aborted", text, usage, None
+            except ModelError as exc:
+                if signal.cancelled:
+                    return "aborted", text, usage, None
+                return "error", text, usage, str(exc)
+            usage = usage.add(reply.usage)
+            text = reply.text
+            if reply.stop_reason == "error":  # never execute calls of a failed reply
+                return "error", text, usage, reply.error or "the model reply ended with an error"
+            self._add_reply(reply)
+            calls = reply.tool_calls
+            if signal.cancelled or reply.stop_reason == "aborted":
+                self._close_dangling(pipeline.interrupted_result)
+                return "aborted", text, usage, None
+            if not calls:
+                return "completed", text, usage, None
+            if reply.stop_reason == "max_tokens":
+                self._synthesize(calls, pipeline.truncated_reply_result)
+                continue
+            if turn >= self.options.max_turns:
+                self._synthesize(calls, pipeline.max_turns_result)
+                return "max_iterations", text, usage, None
+            results = await run_batch(calls, env, signal)
+            self._append(ToolResultMessage(results=[r.entry() for r in results]))
+            if signal.cancelled:
+                return "aborted", text, usage, None
+
+    def _add_reply(self, reply: AssistantMessage) -> None:
+        self._append(reply)
+        self._emit(MessageEndEvent(message=reply))
+
+    async def _stream(self, request: ModelRequest, signal: CancelSignal) -> AssistantMessage:
+        """One streamed model reply; a cancel ends the wait at once even if the model lingers."""
+        parts: list[str] = []
+
+        async def consume() -> AssistantMessage:
+            async for item in self.model.stream(request, signal):
+                if isinstance(item, TextDelta):
+                    parts.append(item.text)
+                    self._emit(TextDeltaEvent(text=item.text))
+                elif isinstance(item, ReplyDone):
+                    return item.message
+            raise ModelError("the model stream ended without a final message")
+
+        if signal.cancelled:
+            raise _Aborted("")
+        task = asyncio.ensure_future(consume())
+        waiter = asyncio.ensure_future(signal.wait())
+        try:
+            await asyncio.wait((task, waiter), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if task.cancelled() or (signal.cancelled and task.exception() is not None):
+            raise _Aborted("".join(parts))
+        return task.result()
+
+    def _synthesize(
+        self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]
+    ) -> None:
+        """Close calls that will not run: tool_start/tool_end each, one toolResult message."""
+        results = [make(c) for c in calls]
+        for call, r in zip(calls, results, strict=True):
+            args = pipeline.arguments_object(pipeline.decode_arguments(call.arguments))
+            self._emit(ToolStartEvent(tool_call_id=call.id, tool_name=call.name, arguments=args))
+            self._emit(
+                ToolEndEvent(
+                    tool_call_id=r.tool_call_id,
+                    tool_name=r.tool_name,
+                    content=r.content,
+                    is_error=r.is_error,
+                )
+            )
+        self._append(ToolResultMessage(results=[r.entry() for r in results]))
+
+    def _close_dangling(self, make: Callable[[ToolCall], CallResult]) -> None:
+        """Give the calls of a last assistant message without results a synthesized result."""
+        if not self.history:
+            return
+        last = self.history[-1]
+        if isinstance(last, AssistantMessage) and last.tool_calls:
+            self._synthesize(last.tool_calls, make)

@@ -1,0 +1,218 @@
+"""The one-call pipeline (spec §3): look the tool up, decode and validate the arguments, ask the
+gate, execute, and turn every outcome into one `CallResult` shape with the issue's exact texts.
+
+It runs one call; ordering, windows, budgets and grace belong to the scheduler, not here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
+from ink_ls.agent.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.tools.base import AnyTool, ChangeRejectedError, ToolContext, ToolParams, ToolRegistry
+
+MAX_SCHEMA_ERRORS = 5
+INTERRUPTED = "(interrupted before this tool ran)"
+NOT_EXECUTED_MAX_TURNS = "(not executed: reached max turns)"
+
+
+@dataclass
+class CallResult:
+    """Every outcome of one call, success or not; `entry()` is what history keeps."""
+
+    tool_call_id: str
+    tool_name: str
+    content: list[ContentBlock]
+    is_error: bool = False
+    display: Any = None
+    duration_ms: float | None = None
+
+    def entry(self) -> ToolResultEntry:
+        """The history form: no display, no timings."""
+        return ToolResultEntry(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            content=self.content,
+            is_error=self.is_error,
+        )
+
+
+@dataclass
+class PreparedCall:
+    """A call whose tool exists and whose arguments validated; ready for the gate."""
+
+    call: ToolCall
+    tool: AnyTool
+    args: ToolParams
+
+
+class _Invalid:
+    """Marks arguments that are not valid JSON at all."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def error_result(call: ToolCall, text: str) -> CallResult:
+    """An error result for `call` carrying `text` as its only content."""
+    return CallResult(call.id, call.name, [TextBlock(text=text)], is_error=True)
+
+
+def blocked_text(name: str, source: str, reason: str | None) -> str:
+    return f'Tool "{name}" blocked by {source}: {reason or "no reason given"}'
+
+
+def interrupted_result(call: ToolCall) -> CallResult:
+    """For a call that never started because the run was cancelled."""
+    return error_result(call, INTERRUPTED)
+
+
+def abandoned_result(call: ToolCall, grace_seconds: float) -> CallResult:
+    """For a call still running when the grace deadline after a cancel passed."""
+    return error_result(
+        call,
+        f"Tool {call.name} did not respond to the interrupt within {grace_seconds:g}s"
+        " — result abandoned; the underlying process may still be running.",
+    )
+
+
+def truncated_reply_result(call: ToolCall) -> CallResult:
+    """For every call of a reply cut at the output-token limit (never executed)."""
+    return error_result(
+        call,
+        f'Tool call "{call.name}" was not executed: the response hit the output token limit,'
+        " so its arguments may be truncated. Re-issue the tool call with complete arguments.",
+    )
+
+
+def max_turns_result(call: ToolCall) -> CallResult:
+    return error_result(call, NOT_EXECUTED_MAX_TURNS)
+
+
+def decode_arguments(raw: str) -> object:
+    """The parsed JSON value, or `_Invalid` when the text is not JSON.
+
+    An empty string counts as `{}`: some endpoints send it for calls without arguments.
+    """
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return _Invalid(
+            f"arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        )
+    except RecursionError:
+        return _Invalid("arguments are not valid JSON: nested too deeply")
+
+
+def arguments_object(decoded: object) -> dict[str, Any] | None:
+    """The decoded arguments when they are a JSON object (for `tool_start`), else None."""
+    return decoded if isinstance(decoded, dict) else None
+
+
+def _pointer(loc: tuple[int | str, ...]) -> str:
+    if not loc:
+        return "(root)"
+    parts = (str(p).replace("~", "~0").replace("/", "~1") for p in loc)
+    return "/" + "/".join(parts)
+
+
+def _schema_errors(exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False)[:MAX_SCHEMA_ERRORS]
+    return "; ".join(f"{_pointer(tuple(e['loc']))}: {e['msg']}" for e in errors)
+
+
+def _invalid_text(name: str, errors: str) -> str:
+    return f"Error: invalid arguments for {name} — {errors}. Fix the arguments and retry."
+
+
+def prepare(call: ToolCall, tools: ToolRegistry, decoded: object) -> PreparedCall | CallResult:
+    """Steps 1–3: find the tool, require a JSON object, validate. A refusal is a `CallResult`."""
+    tool = tools.get(call.name)
+    if tool is None:
+        names = ", ".join(tools.names) or "(none)"
+        return error_result(call, f'Error: unknown tool "{call.name}". Available tools: {names}.')
+    if isinstance(decoded, _Invalid):
+        return error_result(call, _invalid_text(call.name, f"(root): {decoded.message}"))
+    if not isinstance(decoded, dict):
+        shown = call.arguments.strip()[:200]
+        return error_result(call, f"Error: tool arguments must be a JSON object, got: {shown}")
+    try:
+        args = tool.params_model.model_validate(decoded)
+    except ValidationError as exc:
+        return error_result(call, _invalid_text(call.name, _schema_errors(exc)))
+    return PreparedCall(call, tool, args)
+
+
+async def check_gate(
+    prepared: PreparedCall, gate: Gate, signal: CancelSignal, cwd: Path
+) -> CallResult | None:
+    """Step 4: ask the gate. A block, a failing gate, or a cancel while waiting → blocked result.
+
+    A cancel ends the wait at once (the reference leaves it unbounded): an approval pending
+    in the editor must not keep a cancelled run alive.
+    """
+    if gate is allow_all:  # the common headless case: no task, no subscription
+        return None
+    call = prepared.call
+    request = GateRequest(prepared.tool, call.id, prepared.args, cwd)
+    pending = asyncio.ensure_future(gate(request, signal))
+    if not pending.done():
+        cancelled = asyncio.get_running_loop().create_future()
+
+        def on_cancel() -> None:
+            if not cancelled.done():
+                cancelled.set_result(None)
+
+        unsubscribe = signal.subscribe(on_cancel)
+        try:
+            await asyncio.wait((pending, cancelled), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            unsubscribe()
+            if not pending.done():
+                pending.cancel()
+        if not pending.done() or pending.cancelled():
+            return error_result(
+                call, blocked_text(call.name, "user", "cancelled while waiting for approval")
+            )
+    try:
+        decision: GateBlock | None = pending.result()
+    except Exception as exc:  # a broken gate must never let the call through
+        return error_result(
+            call, blocked_text(call.name, "gate", f"the approval check failed: {exc}")
+        )
+    if decision is None:
+        return None
+    return error_result(call, blocked_text(call.name, decision.source, decision.reason))
+
+
+async def execute(prepared: PreparedCall, signal: CancelSignal, context: ToolContext) -> CallResult:
+    """Step 5: run the tool; any exception becomes an error result. Sets `duration_ms`."""
+    call, tool = prepared.call, prepared.tool
+    started = time.perf_counter()
+    try:
+        result = await tool.execute(prepared.args, signal, context)
+    except ChangeRejectedError as exc:
+        out = error_result(call, blocked_text(call.name, exc.source, exc.reason))
+    except Exception as exc:
+        message = str(exc) or type(exc).__name__
+        out = error_result(call, f"Error: tool {call.name} threw: {message}")
+    else:
+        content: list[ContentBlock] = (
+            result.content if result.content is not None else [TextBlock(text=result.output)]
+        )
+        out = CallResult(call.id, call.name, content, result.is_error, result.display)
+    out.duration_ms = (time.perf_counter() - started) * 1000.0
+    return out
