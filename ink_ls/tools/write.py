@@ -1,0 +1,84 @@
+"""The write tool: create or overwrite one file with the given content.
+
+Writes only through the context's writer (which creates parent directories and may ask the
+editor for approval), under the file's lock. It never writes the disk itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pydantic import Field
+
+from ink_ls.agent.signal import CancelledError, CancelSignal
+from ink_ls.tools._locks import file_lock
+from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._textfile import TextFileError, count_lines, load
+from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.tools.edit import diff_display
+
+
+class WriteParams(ToolParams):
+    path: str = Field(
+        description="Path of the file to write, relative to the workspace root or absolute. "
+        "Missing parent directories are created."
+    )
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteTool(Tool[WriteParams]):
+    """Creates or replaces a whole file through the context's writer."""
+
+    name = "write"
+    description = (
+        "Write a file: create it (with any missing parent directories) or overwrite it "
+        "entirely with content. Prefer edit for changing part of an existing file."
+    )
+    params_model = WriteParams
+
+    def access(self, args: WriteParams, cwd: Path) -> Access:
+        return Access(writes=frozenset({real(args.path, cwd)}))
+
+    async def execute(
+        self, args: WriteParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        shown = args.path
+        if not shown.strip():
+            return ToolResult("Error: path is empty; give the file to write.", is_error=True)
+        path = resolve(shown, context.cwd)
+        try:
+            async with file_lock(path, signal):
+                try:
+                    old = await asyncio.to_thread(load, path, shown, context.files)
+                except TextFileError as exc:
+                    if path.is_dir():
+                        return ToolResult(str(exc), is_error=True)
+                    old = None  # a binary or non-UTF-8 file may still be overwritten
+                    existed = True
+                else:
+                    existed = old is not None
+                old_text = old.raw if old is not None else None
+                signal.raise_if_cancelled()
+                try:
+                    await context.writer.write_text(
+                        path,
+                        args.content,
+                        old_text=old_text,
+                        tool_name=self.name,
+                        tool_call_id=context.tool_call_id,
+                        signal=signal,
+                    )
+                except OSError as exc:
+                    return ToolResult(
+                        f"Error writing {shown}: {exc.strerror or exc}", is_error=True
+                    )
+        except CancelledError:
+            return ToolResult("Error: write aborted by user; the file was not changed.", True)
+        verb = "Overwrote" if existed else "Created"
+        size = len(args.content.encode("utf-8"))
+        return ToolResult(
+            # The contract's exact shape, `(<lines> lines, <bytes> bytes)`, also for 1.
+            f"{verb} {shown} ({count_lines(args.content)} lines, {size} bytes)",
+            display=diff_display(path, old_text or "", args.content),
+        )
