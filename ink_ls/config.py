@@ -1,0 +1,147 @@
+"""Typed, fully defaulted configuration: the model endpoint, approval modes and the state dir.
+
+Reads the environment only where asked (`from_env`, `state_dir`); never logs or prints the
+API key (it is a `SecretStr`, and `resolved_api_key()` is the one way to get its value).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+ApprovalMode = Literal["ask", "auto", "readonly"]
+
+DEFAULT_BASE_URL = "http://localhost:11434/v1"
+"""A local Ollama: what runs when nothing is configured."""
+DEFAULT_LOCAL_MODEL = "qwen2.5-coder:7b"
+"""A small model with tool calling that Ollama serves (`ollama pull qwen2.5-coder:7b`)."""
+DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
+"""Used when the endpoint is api.openai.com and no model is named."""
+
+
+class ConfigError(ValueError):
+    """A configuration value is unusable; the message names the setting and what to do."""
+
+
+class ModelSettings(BaseModel):
+    """How to reach one OpenAI-compatible endpoint. Wire names are camelCase (`baseUrl`, …)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    base_url: str = DEFAULT_BASE_URL
+    model: str = DEFAULT_LOCAL_MODEL
+    api_key: SecretStr | None = None
+    api_key_env: str | None = None
+    vision: bool = False
+    max_tokens: int | None = Field(default=None, gt=0)
+    request_timeout: float = Field(default=600.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"base URL must be an http(s) URL such as {DEFAULT_BASE_URL}")
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("model name must not be empty")
+        return value
+
+    def resolved_api_key(self, env: Mapping[str, str] | None = None) -> str | None:
+        """The key to send: `api_key`, else `$api_key_env`, else `$INK_API_KEY`/`$OPENAI_API_KEY`.
+
+        `None` means: send no `Authorization` header (local servers need none).
+        """
+        if self.api_key is not None and self.api_key.get_secret_value():
+            return self.api_key.get_secret_value()
+        source = os.environ if env is None else env
+        names = [self.api_key_env] if self.api_key_env else []
+        names += ["INK_API_KEY", "OPENAI_API_KEY"]
+        for name in names:
+            value = source.get(name, "").strip()
+            if value:
+                return value
+        return None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ModelSettings:
+        """Settings from `INK_*` (falling back to `OPENAI_*`) variables, then `overrides`.
+
+        Variables: INK_BASE_URL / OPENAI_BASE_URL, INK_MODEL, INK_API_KEY / OPENAI_API_KEY,
+        INK_VISION (1/0), INK_MAX_TOKENS, INK_REQUEST_TIMEOUT. Overrides that are `None`
+        are ignored. Raises `ConfigError` naming the variable or option that is invalid.
+        """
+        source = os.environ if env is None else env
+
+        def get(*names: str) -> str | None:
+            for name in names:
+                value = source.get(name, "").strip()
+                if value:
+                    return value
+            return None
+
+        values: dict[str, object] = {}
+        origin: dict[str, str] = {}
+        for field, names in (
+            ("base_url", ("INK_BASE_URL", "OPENAI_BASE_URL")),
+            ("model", ("INK_MODEL",)),
+            ("api_key", ("INK_API_KEY", "OPENAI_API_KEY")),
+            ("vision", ("INK_VISION",)),
+            ("max_tokens", ("INK_MAX_TOKENS",)),
+            ("request_timeout", ("INK_REQUEST_TIMEOUT",)),
+        ):
+            value = get(*names)
+            if value is not None:
+                values[field] = value
+                origin[field] = next(n for n in names if source.get(n, "").strip())
+        for field, override in overrides.items():
+            if override is not None:
+                values[field] = override
+                origin[field] = f"--{field.replace('_', '-')}"
+        if "model" not in values:
+            host = urlsplit(str(values.get("base_url", DEFAULT_BASE_URL))).hostname or ""
+            values["model"] = (
+                DEFAULT_OPENAI_MODEL if host == "api.openai.com" else DEFAULT_LOCAL_MODEL
+            )
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, origin)) from None
+
+
+def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
+    """One sentence per bad setting, naming where it came from; never echoes the value."""
+    parts = []
+    for err in exc.errors(include_input=False):
+        field = str(err["loc"][0]) if err["loc"] else "settings"
+        message = str(err["msg"]).removeprefix("Value error, ")
+        parts.append(f"{origin.get(field, field)}: {message}")
+    return "invalid model settings: " + "; ".join(parts)
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where ink-ls keeps state: `$INK_STATE_DIR`, else `$XDG_STATE_HOME/ink-ls`,
+    else `~/.local/state/ink-ls`. Not created here."""
+    source = os.environ if env is None else env
+    explicit = source.get("INK_STATE_DIR", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = source.get("XDG_STATE_HOME", "").strip()
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "ink-ls"
+    return Path.home() / ".local" / "state" / "ink-ls"

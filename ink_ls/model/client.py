@@ -1,0 +1,334 @@
+"""The OpenAI-compatible Chat Completions client: one streamed reply per `stream` call.
+
+Owns the HTTP side only — retries before the first streamed byte, cancellation that closes
+the connection at once, and turning every failure into a `ModelError` with a sentence a user
+can act on. Request shapes live in `convert`, chunk assembly in `assemble`, SSE in `sse`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+import httpx
+
+from ink_ls.agent.messages import AssistantMessage
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.config import ModelSettings
+from ink_ls.model.assemble import StreamAssembler
+from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem, TextDelta
+from ink_ls.model.convert import request_body
+from ink_ls.model.errors import (
+    ModelContextLengthError,
+    ModelHTTPError,
+    ModelProtocolError,
+    ModelTransportError,
+    excerpt,
+    is_context_length_error,
+    redact,
+)
+from ink_ls.model.sse import SSEDecoder
+
+log = logging.getLogger(__name__)
+
+MAX_RETRY_AFTER = 60.0
+"""A longer `Retry-After` is not waited for: the error is reported instead."""
+_ERROR_BODY_CAP = 64 * 1024
+_JSON_BODY_CAP = 16 * 1024 * 1024
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class _Retryable(Exception):
+    """A failure before the first streamed byte that another attempt may fix."""
+
+    def __init__(self, error: ModelError, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+
+
+class _Cancelled:
+    pass
+
+
+_CANCELLED = _Cancelled()
+_QueueItem = TextDelta | ReplyDone | BaseException | _Cancelled
+
+
+def parse_retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+class OpenAIClient:
+    """Implements `ink_ls.model.base.Model` over `httpx.AsyncClient`. Close with `aclose()`."""
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep | None = None,
+        rng: Callable[[], float] | None = None,
+    ) -> None:
+        self.settings = settings
+        timeout = httpx.Timeout(
+            settings.request_timeout, connect=min(30.0, settings.request_timeout)
+        )
+        self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
+        self._url = settings.base_url + "/chat/completions"
+        self._sleep: Sleep = sleep or asyncio.sleep
+        self._rng = rng or random.random
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def stream(
+        self, request: ModelRequest, signal: CancelSignal
+    ) -> AsyncIterator[StreamItem]:
+        """Stream one reply: `TextDelta`s, then one `ReplyDone`.
+
+        On cancel the HTTP stream is closed at once and the last item is a `ReplyDone` whose
+        message has `stop_reason="aborted"` and the text received so far (no tool calls).
+        Raises `ModelError` on failure.
+        """
+        if signal.cancelled:
+            yield ReplyDone(AssistantMessage(stop_reason="aborted"))
+            return
+        queue: asyncio.Queue[_QueueItem] = asyncio.Queue()
+        worker = asyncio.create_task(self._work(request, queue))
+
+        def on_cancel() -> None:
+            worker.cancel()  # closes the connection: the task leaves `async with stream`
+            queue.put_nowait(_CANCELLED)
+
+        unsubscribe = signal.subscribe(on_cancel)
+        text: list[str] = []
+        try:
+            while True:
+                item = await queue.get()
+                if signal.cancelled or isinstance(item, _Cancelled):
+                    await asyncio.wait({worker})
+                    yield ReplyDone(AssistantMessage(text="".join(text), stop_reason="aborted"))
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                if isinstance(item, TextDelta):
+                    text.append(item.text)
+                yield item
+                if isinstance(item, ReplyDone):
+                    return
+        finally:
+            unsubscribe()
+            if not worker.done():
+                worker.cancel()
+                await asyncio.wait({worker})
+
+    async def _work(self, request: ModelRequest, queue: asyncio.Queue[_QueueItem]) -> None:
+        try:
+            await self._attempts(request, queue.put_nowait)
+        except asyncio.CancelledError:
+            raise
+        except ModelError as exc:
+            queue.put_nowait(exc)
+        except Exception as exc:  # a bug must reach the caller, not die in a task
+            queue.put_nowait(exc)
+
+    async def _attempts(self, request: ModelRequest, put: Callable[[_QueueItem], None]) -> None:
+        body = request_body(request, self.settings)
+        key = self.settings.resolved_api_key()
+        headers = {"Accept": "text/event-stream"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        attempts = self.settings.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            log.debug(
+                "POST %s model=%s messages=%d attempt=%d",
+                self._url, self.settings.model, len(body["messages"]), attempt,
+            )
+            try:
+                await self._once(body, headers, key, put)
+                return
+            except _Retryable as retry:
+                if attempt == attempts:
+                    raise _after_attempts(retry.error, attempts) from None
+                if retry.retry_after is not None and retry.retry_after > MAX_RETRY_AFTER:
+                    raise ModelError(
+                        f"{retry.error} (the endpoint asked to retry after "
+                        f"{retry.retry_after:.0f} s, longer than ink-ls waits)"
+                    ) from None
+                delay = self._backoff(attempt, retry.retry_after)
+                log.warning(
+                    "model request failed (%s); retrying in %.1f s (retry %d of %d)",
+                    retry.error, delay, attempt, attempts - 1,
+                )
+                await self._sleep(delay)
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        """`Retry-After` when given; else exponential from 0.5 s (cap 8 s) with jitter."""
+        if retry_after is not None:
+            return retry_after
+        jitter = 0.5 + float(self._rng()) / 2
+        return float(min(8.0, 0.5 * 2 ** (attempt - 1)) * jitter)
+
+    async def _once(
+        self,
+        body: dict[str, object],
+        headers: dict[str, str],
+        key: str | None,
+        put: Callable[[_QueueItem], None],
+    ) -> None:
+        got_bytes = False
+        try:
+            async with self._http.stream("POST", self._url, json=body, headers=headers) as resp:
+                if resp.status_code >= 300:
+                    raw = await _read_capped(resp, _ERROR_BODY_CAP)
+                    raise self._status_error(resp, raw, key)
+                if resp.headers.get("content-type", "").startswith("application/json"):
+                    raw = await _read_capped(resp, _JSON_BODY_CAP)
+                    put(ReplyDone(_whole_reply(raw, key)))
+                    return
+                decoder = SSEDecoder()
+                assembler = StreamAssembler(secret=key)
+                async for chunk in resp.aiter_bytes():
+                    if not chunk:
+                        continue
+                    got_bytes = True
+                    for event in decoder.feed(chunk):
+                        if _handle(event.data, assembler, put, key):
+                            return
+                for event in decoder.close():
+                    if _handle(event.data, assembler, put, key):
+                        return
+                if not got_bytes:
+                    raise _Retryable(ModelProtocolError(
+                        f"the model endpoint at {self.settings.base_url} sent an empty reply"
+                    ))
+                raise ModelProtocolError(
+                    "the model stream ended before it was complete (no [DONE]); "
+                    "the reply was discarded"
+                )
+        except httpx.TimeoutException as exc:
+            error = ModelTransportError(
+                f"the model endpoint at {self.settings.base_url} did not answer within "
+                f"{self.settings.request_timeout:g} s ({type(exc).__name__}); raise the request "
+                "timeout (INK_REQUEST_TIMEOUT) if the model is slow"
+            )
+            if got_bytes:
+                raise error from None
+            raise _Retryable(error) from None
+        except httpx.TransportError as exc:
+            detail = redact(str(exc) or type(exc).__name__, key)
+            if got_bytes:
+                raise ModelTransportError(
+                    f"the connection to the model endpoint dropped mid-reply ({detail})"
+                ) from None
+            raise _Retryable(ModelTransportError(
+                f"cannot reach the model endpoint at {self.settings.base_url} ({detail}); start "
+                "a server there (e.g. `ollama serve`) or set INK_BASE_URL (or --base-url) to "
+                "your OpenAI-compatible endpoint"
+            )) from None
+
+    def _status_error(self, resp: httpx.Response, raw: bytes, key: str | None) -> Exception:
+        status = resp.status_code
+        text = raw.decode("utf-8", "replace")
+        short = excerpt(text, key)
+        where = f"the model endpoint at {self.settings.base_url}"
+        if is_context_length_error(status, text):
+            return ModelContextLengthError(
+                status, short,
+                f"the conversation no longer fits the model's context window "
+                f"(HTTP {status}: {short}); start a new session",
+            )
+        if status == 408 or status == 429 or status >= 500:
+            error = ModelHTTPError(status, short, f"{where} answered HTTP {status}: {short}")
+            return _Retryable(error, parse_retry_after(resp.headers))
+        hint = ""
+        if status in (401, 403):
+            hint = "; check the API key (INK_API_KEY, or the variable named by --api-key-env)"
+        elif status == 404:
+            hint = (
+                f"; check the base URL (it usually ends in /v1) and the model name "
+                f"\"{self.settings.model}\""
+            )
+        return ModelHTTPError(status, short, f"{where} answered HTTP {status}: {short}{hint}")
+
+
+def _after_attempts(error: ModelError, attempts: int) -> ModelError:
+    """The last error, saying how often it was tried."""
+    note = f" (gave up after {attempts} attempts)" if attempts > 1 else ""
+    if isinstance(error, ModelHTTPError):
+        return ModelHTTPError(error.status, error.body_excerpt, f"{error}{note}")
+    return type(error)(f"{error}{note}")
+
+
+def _handle(
+    data: str, assembler: StreamAssembler, put: Callable[[_QueueItem], None], key: str | None
+) -> bool:
+    """Process one SSE data payload; True when the reply is complete."""
+    if data.strip() == "[DONE]":
+        put(ReplyDone(assembler.finish()))
+        return True
+    try:
+        chunk = json.loads(data)
+    except ValueError:
+        raise ModelProtocolError(
+            f"the model endpoint sent a stream item that is not JSON: {excerpt(data, key, 120)}"
+        ) from None
+    added = assembler.feed(chunk)
+    if added:
+        put(TextDelta(added))
+    return False
+
+
+def _whole_reply(raw: bytes, key: str | None) -> AssistantMessage:
+    """A non-streamed JSON completion (servers that ignore `stream: true`)."""
+    try:
+        data = json.loads(raw)
+        choice = data["choices"][0]
+        delta = choice["message"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ModelProtocolError(
+            f"the model endpoint sent a reply that is not a chat completion: {excerpt(raw, key)}"
+        ) from None
+    assembler = StreamAssembler(secret=key)
+    assembler.feed({"choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}],
+                    "usage": data.get("usage")})
+    return assembler.finish()
+
+
+async def _read_capped(resp: httpx.Response, cap: int) -> bytes:
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in resp.aiter_bytes():
+        parts.append(chunk)
+        size += len(chunk)
+        if size >= cap:
+            break
+    return b"".join(parts)[:cap]

@@ -1,0 +1,90 @@
+"""Fixtures for the model client tests: a loopback fake endpoint and client factories."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from ink_ls.agent.messages import AssistantMessage
+from ink_ls.agent.signal import NEVER, CancelSignal
+from ink_ls.config import ModelSettings
+from ink_ls.model.base import ModelRequest, ReplyDone, TextDelta
+from ink_ls.model.client import OpenAIClient
+from tests.fakes.model_server import FakeModelServer
+
+
+@pytest.fixture(scope="module")
+def _shared_server() -> Iterator[FakeModelServer]:
+    # one server per module: shutting one down costs half a second (serve_forever's poll)
+    with FakeModelServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def server(_shared_server: FakeModelServer) -> FakeModelServer:
+    """The loopback fake endpoint, with an empty script and no recorded requests."""
+    srv = _shared_server
+    with srv._cond:
+        srv._script.clear()
+        srv.requests.clear()
+        srv.request_headers.clear()
+        srv.disconnects = 0
+    return srv
+
+
+class SleepRecorder:
+    """Stands in for asyncio.sleep: records the backoff delays without waiting."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> SleepRecorder:
+    return SleepRecorder()
+
+
+MakeClient = Callable[..., OpenAIClient]
+
+
+@pytest.fixture
+async def make_client(
+    server: FakeModelServer, sleeps: SleepRecorder
+) -> AsyncIterator[MakeClient]:
+    clients: list[OpenAIClient] = []
+
+    def make(**settings: Any) -> OpenAIClient:
+        transport = settings.pop("transport", None)
+        values: dict[str, Any] = {"base_url": server.base_url, "model": "fake-model"}
+        values.update(settings)
+        client = OpenAIClient(
+            ModelSettings(**values), transport=transport, sleep=sleeps, rng=lambda: 0.5
+        )
+        clients.append(client)
+        return client
+
+    yield make
+    for c in clients:
+        await c.aclose()
+
+
+async def collect(
+    client: OpenAIClient, request: ModelRequest, signal: CancelSignal = NEVER
+) -> tuple[list[str], AssistantMessage]:
+    """All text deltas and the final message of one streamed reply."""
+    deltas: list[str] = []
+    final: AssistantMessage | None = None
+    async for item in client.stream(request, signal):
+        assert final is None, "nothing may follow ReplyDone"
+        if isinstance(item, TextDelta):
+            deltas.append(item.text)
+        else:
+            assert isinstance(item, ReplyDone)
+            final = item.message
+    assert final is not None, "the stream must end with ReplyDone"
+    return deltas, final
