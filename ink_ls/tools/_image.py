@@ -94,8 +94,10 @@ def fit_image(
     base = min(1.0, max_side / w, max_side / h)
     has_alpha = img.mode in ("RGBA", "LA")
     # Photos shrink best as JPEG; keep PNG for transparency and for PNG/GIF originals.
-    formats = ["PNG"] if has_alpha else (
-        ["JPEG"] if mime_type in ("image/jpeg", "image/webp") else ["PNG", "JPEG"]
+    formats = (
+        ["PNG"]
+        if has_alpha
+        else (["JPEG"] if mime_type in ("image/jpeg", "image/webp") else ["PNG", "JPEG"])
     )
     for scale in _SCALES:
         size = (max(1, round(w * base * scale)), max(1, round(h * base * scale)))

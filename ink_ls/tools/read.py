@@ -141,9 +141,7 @@ class ReadTool(Tool[ReadParams]):
 
 
 def _scan(source: BinaryIO, *, offset: int, max_lines: int, stop: threading.Event) -> _Text:
-    return _Text(
-        scan_window(source, offset=offset, max_lines=max_lines, cancelled=stop.is_set)
-    )
+    return _Text(scan_window(source, offset=offset, max_lines=max_lines, cancelled=stop.is_set))
 
 
 def _read_disk(

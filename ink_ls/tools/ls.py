@@ -1,0 +1,118 @@
+"""The ls tool: one directory's entries, sorted case-insensitively, capped with a note.
+
+Lists everything (dotfiles included, .gitignore not applied: a listing shows what is there).
+Reads only directory entries; never recurses and never follows into subdirectories.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._truncate import MAX_BYTES, head_lines
+from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
+
+DEFAULT_LIMIT = 500
+MAX_LIMIT = 5000
+
+
+class LsParams(ToolParams):
+    path: str = Field(
+        default=".",
+        description="Directory to list, relative to the workspace root or absolute "
+        "(default: the workspace root).",
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        le=MAX_LIMIT,
+        description=f"Maximum number of entries to return (default {DEFAULT_LIMIT}, "
+        f"max {MAX_LIMIT}).",
+    )
+
+
+@dataclass
+class _Listing:
+    names: list[str]
+    stat_failed: int
+
+
+def _list(path: Path) -> _Listing:
+    names: list[str] = []
+    failed = 0
+    with os.scandir(path) as it:
+        for entry in it:
+            try:
+                # Follows symlinks: a link to a directory is shown as a directory.
+                is_dir = entry.is_dir()
+                if not is_dir:
+                    os.stat(entry.path)
+            except OSError:
+                failed += 1
+                names.append(entry.name)
+                continue
+            names.append(entry.name + "/" if is_dir else entry.name)
+    names.sort(key=lambda n: (n.casefold(), n))
+    return _Listing(names, failed)
+
+
+class LsTool(Tool[LsParams]):
+    """Lists one directory."""
+
+    name = "ls"
+    description = (
+        "List a directory: entries sorted case-insensitively, dotfiles included, directories "
+        f"marked with a trailing /. At most {DEFAULT_LIMIT} entries by default (limit up to "
+        f"{MAX_LIMIT}) and {MAX_BYTES // 1024}KB; a note says when the listing was cut. "
+        "Use find to search for files by name across directories."
+    )
+    params_model = LsParams
+    concurrency_safe = True
+
+    def access(self, args: LsParams, cwd: Path) -> Access:
+        return Access(reads=frozenset({real(args.path or ".", cwd)}))
+
+    async def execute(
+        self, args: LsParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        shown = args.path or "."
+        path = resolve(shown, context.cwd)
+        try:
+            listing = await asyncio.to_thread(_list, path)
+        except NotADirectoryError:
+            return ToolResult(
+                f"Error: {shown} is not a directory (use read to read a file)", is_error=True
+            )
+        except OSError as exc:
+            return ToolResult(f"Error listing {shown}: {exc.strerror or exc}", is_error=True)
+        names, total = listing.names, len(listing.names)
+        if total == 0:
+            return ToolResult("(empty directory)")
+        cut = head_lines(names, max_lines=args.limit, max_bytes=MAX_BYTES)
+        notes: list[str] = []
+        if cut.cut_by == "lines":
+            if args.limit < MAX_LIMIT:
+                more = f"Use limit={min(total, MAX_LIMIT)} to see more"
+            else:
+                more = "Use find with a glob to narrow the listing"
+            notes.append(
+                f"[Showing {cut.consumed} of {total} entries (limit {args.limit}). {more}.]"
+            )
+        elif cut.cut_by == "bytes":
+            notes.append(
+                f"[Showing {cut.consumed} of {total} entries ({MAX_BYTES // 1024}KB limit). "
+                "List a subdirectory or use find with a glob to narrow the listing.]"
+            )
+        if listing.stat_failed:
+            notes.append(
+                f"[{listing.stat_failed} of {total} entries could not be inspected (stat "
+                "failed, e.g. a broken symlink); they are listed without a trailing /.]"
+            )
+        text = cut.text
+        return ToolResult(text + "\n\n" + "\n".join(notes) if notes else text)
