@@ -1,0 +1,130 @@
+"""The find tool: file names matching a glob, via `rg --files` (.gitignore respected), capped.
+
+Paths are streamed from rg; only the shown ones are kept, the rest are only counted.
+It never reads file contents or changes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import Field
+
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.tools._paths import real, relative_for_display, resolve
+from ink_ls.tools._rg import RgNotFoundError, run_rg
+from ink_ls.tools._truncate import MAX_BYTES
+from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
+
+DEFAULT_LIMIT = 200
+MAX_LIMIT = 1000
+BASE_FLAGS = (
+    "--files",
+    "--no-config",
+    "--no-require-git",
+    "--hidden",
+    "--sort",
+    "path",
+    "--glob",
+    "!.git",
+)
+
+
+class FindParams(ToolParams):
+    pattern: str = Field(
+        description="Glob the file paths must match, e.g. '*.py' (any depth), 'src/**/*.ts' "
+        "or '**/test_*.py'; matched against paths relative to the searched directory."
+    )
+    path: str = Field(
+        default=".",
+        description="Directory to search, relative to the workspace root or absolute "
+        "(default: the workspace root).",
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        le=MAX_LIMIT,
+        description=f"Maximum number of paths to return (default {DEFAULT_LIMIT}, "
+        f"max {MAX_LIMIT}).",
+    )
+
+
+@dataclass
+class _Collector:
+    limit: int
+    paths: list[str] = field(default_factory=list)
+    size: int = 0
+    total: int = 0
+    cut_by_bytes: bool = False
+
+    def feed(self, raw: bytes) -> bool:
+        self.total += 1
+        if len(self.paths) >= self.limit or self.cut_by_bytes:
+            return True  # only counted, so the note can say how many there are
+        path = raw.decode("utf-8", "replace").removeprefix("./")
+        add = len(path.encode("utf-8")) + (1 if self.paths else 0)
+        if self.size + add > MAX_BYTES:
+            self.cut_by_bytes = True
+            return True
+        self.paths.append(path)
+        self.size += add
+        return True
+
+
+class FindTool(Tool[FindParams]):
+    """Finds files by glob with `rg --files`."""
+
+    name = "find"
+    description = (
+        "Find files whose path matches a glob (e.g. '*.py', 'src/**/*.ts'), sorted by path. "
+        "Respects .gitignore; hidden files are included, .git is not. At most "
+        f"{DEFAULT_LIMIT} paths by default (limit up to {MAX_LIMIT}) and "
+        f"{MAX_BYTES // 1024}KB; when cut, a note gives the total: use a more specific "
+        "pattern or path."
+    )
+    params_model = FindParams
+    concurrency_safe = True
+
+    def access(self, args: FindParams, cwd: Path) -> Access:
+        return Access(reads=frozenset({real(args.path or ".", cwd)}))
+
+    async def execute(
+        self, args: FindParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        if not args.pattern.strip():
+            return ToolResult("Error: pattern is empty; give a glob such as '*.py'.", True)
+        shown = args.path or "."
+        target = resolve(shown, context.cwd)
+        if not target.is_dir():
+            what = "is not a directory" if target.exists() else "not found"
+            return ToolResult(f"Error: path {what}: {shown}", is_error=True)
+        flags = [*BASE_FLAGS, "--glob", args.pattern, "--"]
+        flags.append(relative_for_display(target, context.cwd))
+        collector = _Collector(limit=args.limit)
+        try:
+            run = await run_rg(flags, cwd=context.cwd, signal=signal, on_line=collector.feed)
+        except RgNotFoundError as exc:
+            return ToolResult(f"Error: {exc}", is_error=True)
+        if run.cancelled:
+            return ToolResult("Error: find aborted by user", is_error=True)
+        if not collector.paths:
+            if run.exit_code not in (0, 1):
+                return ToolResult(f"Error: rg failed: {run.stderr}", is_error=True)
+            return ToolResult(f"No files found matching {args.pattern}")
+        shown_n, total = len(collector.paths), collector.total
+        notes: list[str] = []
+        narrow = "Use a more specific pattern or path"
+        if collector.cut_by_bytes:
+            notes.append(
+                f"[Showing {shown_n} of {total} files ({MAX_BYTES // 1024}KB limit). {narrow}.]"
+            )
+        elif total > shown_n:
+            raise_hint = f", or limit={min(total, MAX_LIMIT)}" if args.limit < MAX_LIMIT else ""
+            notes.append(
+                f"[Showing {shown_n} of {total} files (limit {args.limit}). {narrow}{raise_hint}.]"
+            )
+        if run.exit_code not in (0, 1) and run.stderr:
+            notes.append(f"[rg reported errors: {run.stderr.splitlines()[0]}]")
+        text = "\n".join(collector.paths)
+        return ToolResult(text + "\n\n" + "\n".join(notes) if notes else text)

@@ -1,0 +1,190 @@
+"""The grep tool: content search with ripgrep (`rg --json`), .gitignore respected, capped output.
+
+rg's output is streamed and rg is killed as soon as the limit is reached, so memory and time
+are bounded by what is shown. It never changes files.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ConfigDict, Field
+
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.tools._paths import real, relative_for_display, resolve
+from ink_ls.tools._rg import RgNotFoundError, run_rg
+from ink_ls.tools._truncate import MAX_BYTES, shorten_line
+from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+MAX_LINE_CHARS = 500
+# Searched like a user would: hidden files too, never the inside of .git, and .gitignore
+# applied even when the workspace is not (yet) a git repository.
+BASE_FLAGS = ("--json", "--no-config", "--no-require-git", "--hidden", "--glob", "!.git")
+
+
+class GrepParams(ToolParams):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    pattern: str = Field(
+        description="Regular expression (Rust regex syntax) or, with literal, "
+        "the exact text to search for."
+    )
+    path: str = Field(
+        default=".",
+        description="File or directory to search, relative to the workspace root or absolute "
+        "(default: the workspace root).",
+    )
+    glob: str | None = Field(
+        default=None,
+        description="Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'.",
+    )
+    ignore_case: bool = Field(
+        default=False, alias="ignoreCase", description="Match case-insensitively."
+    )
+    literal: bool = Field(
+        default=False, description="Treat pattern as literal text, not a regular expression."
+    )
+    context: int = Field(
+        default=0, ge=0, le=10, description="Lines of context to show around each match (0-10)."
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        le=MAX_LIMIT,
+        description=f"Maximum number of matching lines (default {DEFAULT_LIMIT}, max {MAX_LIMIT}).",
+    )
+
+
+def _text(node: dict[str, str]) -> str:
+    if "text" in node:
+        return node["text"]
+    return base64.b64decode(node.get("bytes", "")).decode("utf-8", "replace")
+
+
+@dataclass
+class _Collector:
+    """Turns rg's JSON messages into output lines until a limit says stop."""
+
+    limit: int
+    context: int
+    lines: list[str] = field(default_factory=list)
+    size: int = 0
+    matches: int = 0
+    more: bool = False
+    cut_by_bytes: bool = False
+    _last: tuple[str, int] | None = None
+    _trailing: int = 0
+
+    def feed(self, raw: bytes) -> bool:
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            return True
+        kind = msg.get("type")
+        if kind not in ("match", "context", "begin"):
+            return True
+        if self.matches >= self.limit and kind in ("match", "begin"):
+            self.more = True  # another match exists beyond the limit
+            return False
+        if kind == "begin":
+            return True
+        if self.matches >= self.limit and self._trailing >= self.context:
+            # Context beyond the last match's trailing lines leads to a further match.
+            self.more = True
+            return False
+        data = msg["data"]
+        path = _text(data["path"]).removeprefix("./")
+        number = int(data.get("line_number") or 0)
+        text = shorten_line(_text(data["lines"]).rstrip("\r\n"), MAX_LINE_CHARS)
+        sep = ":" if kind == "match" else "-"
+        line = f"{path}{sep}{number}{sep} {text}"
+        if self.context and self._last is not None and self._last != (path, number - 1):
+            line = "--\n" + line
+        add = len(line.encode("utf-8")) + (1 if self.lines else 0)
+        if self.size + add > MAX_BYTES:
+            self.more = self.cut_by_bytes = True
+            return False
+        self.lines.append(line)
+        self.size += add
+        self._last = (path, number)
+        if kind == "match":
+            self.matches += 1
+            self._trailing = 0
+        else:
+            self._trailing += 1
+        return True
+
+
+class GrepTool(Tool[GrepParams]):
+    """Searches file contents with ripgrep."""
+
+    name = "grep"
+    description = (
+        "Search file contents for a regular expression (or literal text) with ripgrep. "
+        "Respects .gitignore; hidden files are searched, .git is not. Output lines are "
+        "'path:line: text' (context lines 'path-line- text'). At most "
+        f"{DEFAULT_LIMIT} matching lines by default (limit up to {MAX_LIMIT}) and "
+        f"{MAX_BYTES // 1024}KB; when cut, a note says so: narrow the search with a more "
+        "specific pattern, path or glob."
+    )
+    params_model = GrepParams
+    concurrency_safe = True
+
+    def access(self, args: GrepParams, cwd: Path) -> Access:
+        return Access(reads=frozenset({real(args.path or ".", cwd)}))
+
+    async def execute(
+        self, args: GrepParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        if not args.pattern:
+            return ToolResult("Error: pattern is empty; give the text to search for.", True)
+        shown = args.path or "."
+        target = resolve(shown, context.cwd)
+        if not target.exists():
+            return ToolResult(f"Error: path not found: {shown}", is_error=True)
+        flags = list(BASE_FLAGS)
+        if args.ignore_case:
+            flags.append("--ignore-case")
+        if args.literal:
+            flags.append("--fixed-strings")
+        if args.context:
+            flags += ["--context", str(args.context)]
+        if args.glob:
+            flags += ["--glob", args.glob]
+        flags += ["--", args.pattern, relative_for_display(target, context.cwd)]
+        collector = _Collector(limit=args.limit, context=args.context)
+        try:
+            run = await run_rg(flags, cwd=context.cwd, signal=signal, on_line=collector.feed)
+        except RgNotFoundError as exc:
+            return ToolResult(f"Error: {exc}", is_error=True)
+        if run.cancelled:
+            return ToolResult("Error: grep aborted by user", is_error=True)
+        failed = not run.stopped and run.exit_code not in (0, 1)
+        if not collector.lines:
+            if failed:
+                hint = ""
+                if "regex parse error" in run.stderr and not args.literal:
+                    hint = "\nTo search for the text as it is, set literal to true."
+                return ToolResult(f"Error: rg failed: {run.stderr}{hint}", is_error=True)
+            return ToolResult(f"No matches for {args.pattern}")
+        notes: list[str] = []
+        narrow = "Narrow the search with a more specific pattern, path or glob"
+        if collector.cut_by_bytes:
+            notes.append(
+                f"[Output cut at {MAX_BYTES // 1024}KB after {collector.matches} matching "
+                f"lines. {narrow}.]"
+            )
+        elif collector.more:
+            raise_hint = f", or use limit={MAX_LIMIT}" if args.limit < MAX_LIMIT else ""
+            notes.append(
+                f"[Showing the first {collector.matches} matching lines (limit {args.limit}); "
+                f"there are more. {narrow}{raise_hint}.]"
+            )
+        if failed and run.stderr:
+            notes.append(f"[rg reported errors: {run.stderr.splitlines()[0]}]")
+        text = "\n".join(collector.lines)
+        return ToolResult(text + "\n\n" + "\n".join(notes) if notes else text)
