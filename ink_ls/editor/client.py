@@ -1,0 +1,90 @@
+"""How the glue reaches the editor: a two-method client interface and what the client supports.
+
+The pygls implementation lives in `ink_ls.handlers`; tests use a fake. Payloads are plain JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ink_ls.agent.signal import CancelSignal
+
+
+class EditorClient(Protocol):
+    """Sends requests (awaiting the raw JSON result) and notifications to the editor."""
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any: ...
+
+    def notify(self, method: str, params: dict[str, Any]) -> None: ...
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+@dataclass(frozen=True)
+class ClientFeatures:
+    """The client capabilities the glue acts on (from `initialize`)."""
+
+    work_done_progress: bool = False
+    document_changes: bool = False
+    create_files: bool = False
+    change_annotations: bool = False
+    action_option_ids: bool = False
+    reviews_apply_edit: bool = False
+
+    @classmethod
+    def from_capabilities(cls, caps: Mapping[str, Any] | None) -> ClientFeatures:
+        """Read the camelCase `ClientCapabilities` JSON object."""
+        caps = caps or {}
+        ops = _get(caps, "workspace", "workspaceEdit", "resourceOperations") or []
+        return cls(
+            work_done_progress=_get(caps, "window", "workDoneProgress") is True,
+            document_changes=_get(caps, "workspace", "workspaceEdit", "documentChanges") is True,
+            create_files="create" in ops,
+            change_annotations=isinstance(
+                _get(caps, "workspace", "workspaceEdit", "changeAnnotationSupport"), Mapping
+            ),
+            action_option_ids=_get(
+                caps, "window", "showMessage", "messageActionItem", "additionalPropertiesSupport"
+            )
+            is True,
+            reviews_apply_edit=_get(caps, "experimental", "ink", "reviewsApplyEdit") is True,
+        )
+
+
+T = TypeVar("T")
+
+
+class Interrupted(Exception):
+    """A wait ended by cancel or timeout; `reason` says which, in words the model reads."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+async def wait_answer(aw: Awaitable[T], *, timeout: float, signal: CancelSignal) -> T:
+    """Await an editor answer, giving up on cancel or after `timeout` seconds."""
+    answer = asyncio.ensure_future(aw)
+    cancelled = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {answer, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        for task in (answer, cancelled):
+            if not task.done():
+                task.cancel()
+    if answer in done:
+        return answer.result()
+    if cancelled in done:
+        raise Interrupted("cancelled while waiting for approval")
+    raise Interrupted(f"no answer to the approval prompt within {timeout:g}s")

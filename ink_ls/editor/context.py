@@ -1,0 +1,45 @@
+"""The prompt's editor context: which document the user asked from and the selected text.
+
+Reads the open buffer when the document is open, else the disk. Never fails a prompt:
+an unreadable document is simply named without its text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ink_ls.editor.documents import OpenDocuments, uri_to_path
+from ink_ls.protocol.models import SessionPromptParams
+
+
+def _display_path(path: Path, cwd: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(cwd.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def prompt_with_context(params: SessionPromptParams, documents: OpenDocuments, cwd: Path) -> str:
+    """The user message: the prompt, then the document (and selection) it was asked from."""
+    if params.text_document is None:
+        return params.prompt
+    path = uri_to_path(params.text_document.uri)
+    if path is None:
+        return params.prompt
+    shown = _display_path(path, cwd)
+    context = f"Context: the user is looking at {shown}"
+    rng = params.range
+    if rng is None:
+        return f"{params.prompt}\n\n{context}"
+    text = documents.open_document(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = None
+    first, last = rng.start.line + 1, rng.end.line + (0 if rng.end.character == 0 else 1)
+    context += f" (lines {first}-{max(first, last)})"
+    if text is None:
+        return f"{params.prompt}\n\n{context}"
+    selected = documents.text_in_range(text, rng.model_dump())
+    return f"{params.prompt}\n\n{context}, selected text:\n```\n{selected}\n```"

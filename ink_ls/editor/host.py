@@ -1,0 +1,306 @@
+"""Sessions and turns behind the `ink/*` methods: runs the agent for a prompt, one turn at a time.
+
+It wires the agent to the editor (open buffers, approvals, updates, progress) and converges
+the three cancel channels on one cancel per turn. It knows no pygls and no JSON-RPC framing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.loop import Agent, AgentOptions
+from ink_ls.agent.messages import Message
+from ink_ls.agent.signal import CancelController
+from ink_ls.config import ModelSettings
+from ink_ls.editor.client import ClientFeatures, EditorClient
+from ink_ls.editor.context import prompt_with_context
+from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.prompter import MessagePrompter
+from ink_ls.editor.settings import InkSettings
+from ink_ls.editor.updates import TurnReporter
+from ink_ls.editor.writer import ApprovingWriter
+from ink_ls.model.base import Model
+from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy, session_not_found
+from ink_ls.protocol.methods import PROGRESS_CREATE
+from ink_ls.protocol.models import (
+    SessionCloseParams,
+    SessionInfo,
+    SessionListResult,
+    SessionPromptParams,
+    SessionPromptResult,
+    ToolInfo,
+    ToolsResult,
+    WireStopReason,
+)
+from ink_ls.tools.base import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+ModelFactory = Callable[[ModelSettings], Model]
+ToolsFactory = Callable[[Path], ToolRegistry]
+PromptFactory = Callable[[Path, ToolRegistry], str]
+
+_STOPS: dict[str, WireStopReason] = {
+    "completed": "end_turn",
+    "max_iterations": "max_turn_requests",
+    "aborted": "cancelled",
+    "error": "error",
+}
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Turn:
+    turn_id: str
+    controller: CancelController
+    request_id: object | None
+    token: str | int | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class LiveSession:
+    session_id: str
+    title: str
+    created_at: str
+    updated_at: str
+    messages: list[Message] = field(default_factory=list)
+    always_allowed: set[str] = field(default_factory=set)
+    turns: int = 0
+    turn: Turn | None = None
+
+
+@dataclass
+class HostDeps:
+    """What the host builds per turn; injected so tests can use scripted models and fake tools."""
+
+    make_model: ModelFactory
+    make_tools: ToolsFactory
+    system_prompt: PromptFactory = lambda cwd, tools: ""
+    max_turns: int = 100
+    grace_seconds: float = 10.0
+
+
+class Host:
+    """All sessions of one server connection."""
+
+    def __init__(
+        self,
+        client: EditorClient,
+        deps: HostDeps,
+        *,
+        cwd: Path,
+        documents: OpenDocuments,
+        features: ClientFeatures,
+        settings: InkSettings,
+    ) -> None:
+        self.client = client
+        self.deps = deps
+        self.cwd = cwd
+        self.documents = documents
+        self.features = features
+        self.settings = settings
+        self.sessions: dict[str, LiveSession] = {}
+        self.closing = False
+        self._tokens = itertools.count(1)
+
+    # ---- sessions ---------------------------------------------------------------------------
+
+    def _new_session(self, prompt: str) -> LiveSession:
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        session_id = f"s-{stamp}-{secrets.token_hex(2)}"
+        title = (prompt.strip().splitlines() or [""])[0][:80]
+        now = _now()
+        session = LiveSession(session_id, title, now, now)
+        self.sessions[session_id] = session
+        return session
+
+    def _get(self, session_id: str) -> LiveSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise session_not_found(session_id)
+        return session
+
+    def list_sessions(self) -> SessionListResult:
+        """Sessions, most recently updated first."""
+        infos = [
+            SessionInfo(
+                session_id=s.session_id,
+                title=s.title,
+                created_at=s.created_at,
+                updated_at=s.updated_at,
+                running=s.turn is not None,
+            )
+            for s in self.sessions.values()
+        ]
+        infos.sort(key=lambda i: i.updated_at, reverse=True)
+        return SessionListResult(sessions=infos)
+
+    async def close(self, params: SessionCloseParams) -> None:
+        """Cancel a running turn, wait for it, forget the session."""
+        session = self._get(params.session_id)
+        turn = session.turn
+        if turn is not None:
+            turn.controller.cancel("session closed")
+            await turn.done.wait()
+        self.sessions.pop(params.session_id, None)
+
+    def tools(self) -> ToolsResult:
+        registry = self.deps.make_tools(self.cwd)
+        return ToolsResult(
+            tools=[
+                ToolInfo(
+                    name=t.name,
+                    description=t.description,
+                    parameters=t.parameters(),
+                    concurrency_safe=t.concurrency_safe,
+                )
+                for t in registry
+            ]
+        )
+
+    # ---- cancel -------------------------------------------------------------------------------
+
+    def cancel(self, session_id: str) -> None:
+        """`ink/session/cancel`: cancel the session's running turn (no-op when idle)."""
+        turn = self._get(session_id).turn
+        if turn is not None:
+            turn.controller.cancel("cancelled by the user")
+
+    def _running(self) -> list[Turn]:
+        return [s.turn for s in self.sessions.values() if s.turn is not None]
+
+    def cancel_request(self, request_id: object) -> bool:
+        """`$/cancelRequest`: True when the id was a running prompt (now cancelled)."""
+        for turn in self._running():
+            if turn.request_id == request_id:
+                turn.controller.cancel("cancelled by the user")
+                return True
+        return False
+
+    def cancel_token(self, token: object) -> bool:
+        """`window/workDoneProgress/cancel`: True when the token was a running turn's."""
+        for turn in self._running():
+            if turn.token is not None and turn.token == token:
+                turn.controller.cancel("cancelled by the user")
+                return True
+        return False
+
+    async def shutdown(self, timeout: float) -> None:
+        """Cancel every running turn and wait (at most `timeout` s) for them to answer."""
+        self.closing = True
+        turns = self._running()
+        for turn in turns:
+            turn.controller.cancel("server shutting down")
+        if turns:
+            await asyncio.wait([asyncio.ensure_future(t.done.wait()) for t in turns],
+                               timeout=timeout)
+
+    # ---- prompt ---------------------------------------------------------------------------------
+
+    async def _progress_token(self, given: str | int | None, session: LiveSession,
+                              turn_id: str) -> str | int | None:
+        if given is not None:
+            return given
+        if not self.features.work_done_progress:
+            return None
+        token = f"ink-{session.session_id}-{turn_id}-{next(self._tokens)}"
+        try:
+            await self.client.request(PROGRESS_CREATE, {"token": token})
+        except Exception as exc:  # the client refused: run without progress
+            log.info("progress token refused: %s", exc)
+            return None
+        return token
+
+    async def prompt(
+        self, params: SessionPromptParams, *, request_id: object | None = None
+    ) -> SessionPromptResult:
+        """Run one turn; answered when it ends (cancel → `cancelled`, not an error)."""
+        if self.closing:
+            raise InkRequestError(InkErrorCode.SHUTTING_DOWN, "shutting down: no new turns")
+        if params.session_id is not None:
+            session = self._get(params.session_id)
+            if session.turn is not None:
+                raise session_busy(session.session_id)
+        else:
+            session = self._new_session(params.prompt)
+        session.turns += 1
+        turn = Turn(f"t{session.turns}", CancelController(), request_id)
+        session.turn = turn
+        try:
+            return await self._run_turn(session, turn, params)
+        finally:
+            session.turn = None
+            session.updated_at = _now()
+            turn.done.set()
+
+    async def _run_turn(
+        self, session: LiveSession, turn: Turn, params: SessionPromptParams
+    ) -> SessionPromptResult:
+        settings = self.settings
+        turn.token = await self._progress_token(params.work_done_token, session, turn.turn_id)
+        reporter = TurnReporter(
+            self.client,
+            session_id=session.session_id,
+            turn_id=turn.turn_id,
+            cwd=self.cwd,
+            progress_token=turn.token,
+        )
+        reporter.begin(params.prompt)
+        stop: WireStopReason
+        text, error = "", None
+        try:
+            prompt = prompt_with_context(params, self.documents, self.cwd)
+            prompter = MessagePrompter(self.client, self.features)
+            gate = ApprovalGate(settings.approval, prompter, settings.approval_timeout,
+                                always_allowed=session.always_allowed)
+            writer = ApprovingWriter(
+                self.client, self.features, self.documents, self.cwd, settings.approval,
+                prompter, settings.approval_timeout, session.always_allowed,
+            )
+            tools = self.deps.make_tools(self.cwd)
+            options = AgentOptions(
+                cwd=self.cwd,
+                system_prompt=self.deps.system_prompt(self.cwd, tools),
+                max_turns=self.deps.max_turns,
+                grace_seconds=self.deps.grace_seconds,
+            )
+            agent = Agent(
+                self.deps.make_model(settings.model),
+                tools,
+                options,
+                history=session.messages,
+                gate=gate,
+                files=self.documents,
+                writer=writer,
+                on_event=reporter.on_event,
+            )
+            result = await agent.run(prompt, turn.controller.signal)
+            stop = _STOPS[result.stop_reason]
+            if stop == "end_turn" and reporter.last_stop == "max_tokens":
+                stop = "max_tokens"
+            text, error = result.text, result.error
+        except Exception as exc:  # never a traceback to the client; the turn still ends
+            log.exception("turn failed")
+            stop, error = "error", f"internal error: {exc}"
+        if stop != "error":
+            error = None
+        reporter.end(stop, error)
+        return SessionPromptResult(
+            session_id=session.session_id,
+            turn_id=turn.turn_id,
+            stop_reason=stop,
+            text=text,
+            error=error,
+        )

@@ -1,0 +1,71 @@
+"""The approval `Prompter` as `window/showMessageRequest`: Allow once / Always allow / Reject.
+
+It only asks and maps the answer; timeouts, cancel and "always" bookkeeping are the gate's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ink_ls.agent.approval import ApprovalQuestion, Choice
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.editor.client import ClientFeatures, EditorClient
+from ink_ls.protocol.methods import SHOW_MESSAGE_REQUEST
+
+WARNING = 2
+ACTIONS: tuple[tuple[str, str, Choice], ...] = (
+    ("Allow once", "allow_once", "allow_once"),
+    ("Always allow", "allow_always", "allow_always"),
+    ("Reject", "reject_once", "reject"),
+)
+
+
+def question_message(question: ApprovalQuestion) -> str:
+    """The text of the prompt a person reads."""
+    if question.kind == "command":
+        command: object = None
+        try:
+            command = json.loads(question.detail).get("command")
+        except (ValueError, AttributeError):
+            command = None
+        shown = command if isinstance(command, str) else question.title
+        return f"Ink wants to run a command:\n{shown}"
+    if question.kind == "outside_workspace":
+        return f"Ink wants to access files outside the workspace:\n{question.title}"
+    return f"Ink wants to {question.title}"
+
+
+def action_items(features: ClientFeatures) -> list[dict[str, str]]:
+    """The actions, carrying ACP option ids when the client allows extra properties."""
+    if features.action_option_ids:
+        return [{"title": title, "optionId": option} for title, option, _ in ACTIONS]
+    return [{"title": title} for title, _, _ in ACTIONS]
+
+
+def choice_of(answer: Any) -> Choice | None:
+    """Map a `MessageActionItem` answer (or null) to a choice; unknown answers are None."""
+    if not isinstance(answer, dict):
+        return None
+    option = answer.get("optionId")
+    for title, option_id, choice in ACTIONS:
+        if option == option_id or (option is None and answer.get("title") == title):
+            return choice
+    return None
+
+
+class MessagePrompter:
+    """A `Prompter` that asks through the editor's message request."""
+
+    def __init__(self, client: EditorClient, features: ClientFeatures) -> None:
+        self._client = client
+        self._features = features
+
+    async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
+        params = {
+            "type": WARNING,
+            "message": question_message(question),
+            "actions": action_items(self._features),
+        }
+        answer = await self._client.request(SHOW_MESSAGE_REQUEST, params)
+        return choice_of(answer)

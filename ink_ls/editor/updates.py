@@ -1,0 +1,233 @@
+"""Maps a turn's `AgentEvent`s to `ink/session/update` notifications and work-done progress.
+
+One `TurnReporter` per turn. It only sends notifications; it never decides anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ink_ls.agent.events import (
+    AgentEvent,
+    MessageEndEvent,
+    RunEndEvent,
+    TextDeltaEvent,
+    ToolEndEvent,
+    ToolRunningEvent,
+    ToolSettledEvent,
+    ToolStartEvent,
+)
+from ink_ls.agent.messages import ImageBlock, TextBlock, Usage, text_of
+from ink_ls.editor.client import EditorClient
+from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
+from ink_ls.protocol.models import (
+    AgentMessageChunk,
+    ContentItem,
+    DiffItem,
+    ErrorUpdate,
+    ImageContent,
+    SessionUpdateBody,
+    SessionUpdateParams,
+    TextContent,
+    ToolCallContent,
+    ToolCallRegistered,
+    ToolCallUpdate,
+    ToolKind,
+    TurnEndUpdate,
+    UsageUpdate,
+    WireStopReason,
+)
+
+KINDS: dict[str, ToolKind] = {
+    "read": "read",
+    "ls": "read",
+    "grep": "search",
+    "find": "search",
+    "edit": "edit",
+    "write": "edit",
+    "bash": "execute",
+    "task": "think",
+}
+
+
+def _short(text: str, limit: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def tool_title(name: str, args: Mapping[str, Any] | None, cwd: Path) -> str:
+    """What a person reads for a call: `read README.md`, `bash: npm test`, …"""
+    args = args or {}
+
+    def arg(key: str) -> str:
+        value = args.get(key)
+        return value if isinstance(value, str) else ""
+
+    def rel(value: str) -> str:
+        try:
+            return str(Path(value).relative_to(cwd)) if Path(value).is_absolute() else value
+        except ValueError:
+            return value
+
+    if name == "bash":
+        return f"bash: {_short(arg('command'))}"
+    if name in ("read", "edit", "write"):
+        return f"{name} {rel(arg('path'))}".rstrip()
+    if name == "ls":
+        return f"ls {rel(arg('path')) or '.'}"
+    if name == "grep":
+        return f'grep "{arg("pattern")}" {rel(arg("path"))}'.rstrip()
+    if name == "find":
+        return f"find {arg('pattern')}".rstrip()
+    if name == "task":
+        return f"task: {_short(arg('description') or arg('prompt'), 60)}"
+    return name
+
+
+def _diff_item(display: Any) -> DiffItem | None:
+    if not isinstance(display, Mapping):
+        return None
+    path = display.get("path")
+    new = display.get("new_text", display.get("newText"))
+    old = display.get("old_text", display.get("oldText"))
+    if isinstance(path, str) and isinstance(new, str):
+        return DiffItem(path=path, old_text=old if isinstance(old, str) else None, new_text=new)
+    return None
+
+
+class TurnReporter:
+    """Turns one turn's events into updates and progress reports."""
+
+    def __init__(
+        self,
+        client: EditorClient,
+        *,
+        session_id: str,
+        turn_id: str,
+        cwd: Path,
+        progress_token: str | int | None,
+    ) -> None:
+        self._client = client
+        self._session_id = session_id
+        self._turn_id = turn_id
+        self._cwd = cwd
+        self._token = progress_token
+        self._titles: dict[str, str] = {}
+        self._registered = 0
+        self._settled = 0
+        self._usage = Usage()
+        self.last_stop: str | None = None
+        """The stop reason of the last assistant message (`max_tokens` maps to the wire)."""
+        self.last_text = ""
+
+    def send(self, update: SessionUpdateBody) -> None:
+        params = SessionUpdateParams(
+            session_id=self._session_id, turn_id=self._turn_id, update=update
+        )
+        self._client.notify(SESSION_UPDATE, params.dump())
+
+    def progress(self, value: dict[str, Any]) -> None:
+        if self._token is not None:
+            self._client.notify(PROGRESS, {"token": self._token, "value": value})
+
+    def begin(self, prompt: str) -> None:
+        self.progress(
+            {"kind": "begin", "title": "Ink", "cancellable": True, "message": _short(prompt, 60)}
+        )
+
+    def end(self, stop: WireStopReason, error: str | None) -> None:
+        """Send `error` (if any) and `turn_end` updates, then end the progress."""
+        if error:
+            self.send(ErrorUpdate(message=error))
+        self.send(TurnEndUpdate(stop_reason=stop))
+        outcome = {
+            "end_turn": "done",
+            "cancelled": "cancelled",
+            "max_tokens": "stopped: output-token limit",
+            "max_turn_requests": "stopped: turn limit",
+            "error": f"failed: {error or 'unknown error'}",
+        }[stop]
+        self.progress({"kind": "end", "message": outcome})
+
+    def _report(self, call_id: str) -> None:
+        title = self._titles.get(call_id, "tool")
+        self.progress(
+            {"kind": "report", "message": f"{title} — {self._settled} of {self._registered} done"}
+        )
+
+    def on_event(self, event: AgentEvent) -> None:
+        """The `EventSink` of the turn's agent."""
+        if isinstance(event, TextDeltaEvent):
+            if event.text:
+                self.send(AgentMessageChunk(content=TextContent(text=event.text)))
+        elif isinstance(event, ToolStartEvent):
+            title = tool_title(event.tool_name, event.arguments, self._cwd)
+            self._titles[event.tool_call_id] = title
+            self._registered += 1
+            kind = KINDS.get(event.tool_name, "other")
+            self.send(
+                ToolCallRegistered(
+                    tool_call_id=event.tool_call_id,
+                    title=title,
+                    kind=kind,
+                    raw_input=event.arguments or {},
+                )
+            )
+        elif isinstance(event, ToolRunningEvent):
+            self.send(
+                ToolCallUpdate(tool_call_id=event.tool_call_id, status="in_progress",
+                               phase="running")
+            )
+            self._report(event.tool_call_id)
+        elif isinstance(event, ToolSettledEvent):
+            self._settled += 1
+            self.send(
+                ToolCallUpdate(
+                    tool_call_id=event.tool_call_id,
+                    status="failed" if event.is_error else "completed",
+                    phase="settled",
+                    duration_ms=round(event.duration_ms, 3),
+                )
+            )
+            self._report(event.tool_call_id)
+        elif isinstance(event, ToolEndEvent):
+            self._delivered(event)
+        elif isinstance(event, MessageEndEvent):
+            self._usage = self._usage.add(event.message.usage)
+            self.last_stop = event.message.stop_reason
+            self.last_text = event.message.text
+            self.send(
+                UsageUpdate(
+                    input_tokens=self._usage.input_tokens,
+                    output_tokens=self._usage.output_tokens,
+                )
+            )
+        elif isinstance(event, RunEndEvent):
+            pass  # the turn's end is reported by `end()`, after the run returns
+
+    def _delivered(self, event: ToolEndEvent) -> None:
+        items: list[ToolCallContent] = []
+        for block in event.content:
+            if isinstance(block, TextBlock):
+                items.append(ContentItem(content=TextContent(text=block.text)))
+            elif isinstance(block, ImageBlock):
+                items.append(
+                    ContentItem(content=ImageContent(data=block.data, mime_type=block.mime_type))
+                )
+        diff = _diff_item(event.display)
+        if diff is not None:
+            items.append(diff)
+        raw: dict[str, Any] = {"isError": event.is_error, "text": text_of(event.content)}
+        if isinstance(event.display, Mapping) and isinstance(event.display.get("exit_code"), int):
+            raw["exitCode"] = event.display["exit_code"]
+        self.send(
+            ToolCallUpdate(
+                tool_call_id=event.tool_call_id,
+                status="failed" if event.is_error else "completed",
+                phase="delivered",
+                content=items,
+                raw_output=raw,
+            )
+        )

@@ -1,0 +1,190 @@
+"""The approving `FileWriter`: file changes become `workspace/applyEdit`, then reach the disk.
+
+Under `ask` the editor's answer is the approval (a client that does not review edits itself
+is asked first with the prompter). A file the user changed while the approval was pending is
+never overwritten. Under `auto` it writes the disk; under `readonly` it refuses.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ink_ls.agent.approval import ApprovalMode, ApprovalQuestion, Prompter
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.editor.client import ClientFeatures, EditorClient, Interrupted, wait_answer
+from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri
+from ink_ls.protocol.methods import APPLY_EDIT
+from ink_ls.tools.base import ChangeRejectedError
+
+STALE = "the file changed while the approval was pending; read it again and redo the change"
+
+
+def _read_disk(path: Path) -> str | None:
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+
+
+def _write_disk(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.ink-tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def change_summary(old: str | None, new: str) -> str:
+    """`3 lines removed, 5 added` (or `new file, 12 lines`)."""
+    if old is None:
+        return f"new file, {len(new.splitlines())} lines"
+    removed = added = 0
+    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0):
+        if line.startswith("-") and not line.startswith("---"):
+            removed += 1
+        elif line.startswith("+") and not line.startswith("+++"):
+            added += 1
+    return f"{removed} line{'s' if removed != 1 else ''} removed, {added} added"
+
+
+@dataclass
+class ApprovingWriter:
+    """A `FileWriter` for one session; `always_allowed` is shared with the session's gate."""
+
+    client: EditorClient
+    features: ClientFeatures
+    documents: OpenDocuments
+    cwd: Path
+    mode: ApprovalMode
+    prompter: Prompter
+    timeout: float
+    always_allowed: set[str] = field(default_factory=set)
+
+    def _relpath(self, path: Path) -> str:
+        try:
+            return str(path.resolve().relative_to(self.cwd.resolve()))
+        except ValueError:
+            return str(path)
+
+    def build_edit(
+        self, path: Path, base: str | None, new_text: str, version: int | None, label: str
+    ) -> dict[str, Any]:
+        """A `WorkspaceEdit` replacing the whole document `base` by `new_text`."""
+        uri = path_to_uri(path)
+        line, character = end_position(base or "", self.documents.encoding)
+        edit: dict[str, Any] = {
+            "range": {"start": {"line": 0, "character": 0},
+                      "end": {"line": line, "character": character}},
+            "newText": new_text,
+        }
+        result: dict[str, Any] = {}
+        if self.features.change_annotations:
+            annotation = f"ink-{label.rsplit('(', 1)[-1].rstrip(')')}"
+            edit["annotationId"] = annotation
+            result["changeAnnotations"] = {
+                annotation: {"label": label, "needsConfirmation": True}
+            }
+        if self.features.document_changes:
+            changes: list[dict[str, Any]] = []
+            if base is None and self.features.create_files:
+                changes.append({"kind": "create", "uri": uri, "options": {"ignoreIfExists": True}})
+            changes.append({"textDocument": {"uri": uri, "version": version}, "edits": [edit]})
+            result["documentChanges"] = changes
+        else:
+            result["changes"] = {uri: [edit]}
+        return result
+
+    async def write_text(
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None:
+        """Propose, get approval, then make sure the disk holds `new_text`."""
+        if self.mode == "readonly":
+            raise ChangeRejectedError("policy", "approval mode is readonly: files are not changed")
+        disk_before = _read_disk(path)
+        if self.mode == "auto":
+            _write_disk(path, new_text)
+            return
+        doc = self.documents.get(path)
+        base = doc.text if doc is not None else disk_before
+        if old_text is not None and base is not None and base != old_text:
+            raise ChangeRejectedError("user", STALE)
+        rel = self._relpath(path)
+        label = f"ink: {tool_name} {rel} ({tool_call_id})"
+        key = f"{tool_name}:change"
+        try:
+            if not self.features.reviews_apply_edit and key not in self.always_allowed:
+                await self._ask(tool_name, tool_call_id, rel, base, new_text, key, signal)
+            if base is None and self.features.document_changes and not self.features.create_files:
+                pass  # the client cannot create files: the disk write below creates it
+            else:
+                await self._apply(path, base, new_text, doc.version if doc else None, label,
+                                  signal)
+        except Interrupted as exc:
+            raise ChangeRejectedError("user", exc.reason) from None
+        now = self.documents.get(path)
+        if now is not None and now.text not in (base, new_text):
+            raise ChangeRejectedError("user", STALE)
+        disk = _read_disk(path)
+        if disk != new_text:
+            if disk != disk_before:
+                raise ChangeRejectedError("user", STALE)
+            _write_disk(path, new_text)
+
+    async def _ask(
+        self,
+        tool_name: str,
+        tool_call_id: str,
+        rel: str,
+        base: str | None,
+        new_text: str,
+        key: str,
+        signal: CancelSignal,
+    ) -> None:
+        question = ApprovalQuestion(
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            kind="change",
+            title=f"{tool_name} {rel} ({tool_call_id}): {change_summary(base, new_text)}",
+            detail=rel,
+        )
+        choice = await wait_answer(
+            self.prompter(question, signal), timeout=self.timeout, signal=signal
+        )
+        if choice == "allow_always":
+            self.always_allowed.add(key)
+        elif choice == "reject":
+            raise ChangeRejectedError("user", "the user rejected this change")
+        elif choice is None:
+            raise ChangeRejectedError("user", "the approval prompt was dismissed")
+
+    async def _apply(
+        self,
+        path: Path,
+        base: str | None,
+        new_text: str,
+        version: int | None,
+        label: str,
+        signal: CancelSignal,
+    ) -> None:
+        edit = self.build_edit(path, base, new_text, version, label)
+        answer = await wait_answer(
+            self.client.request(APPLY_EDIT, {"label": label, "edit": edit}),
+            timeout=self.timeout,
+            signal=signal,
+        )
+        applied = isinstance(answer, dict) and answer.get("applied") is True
+        if not applied:
+            reason = answer.get("failureReason") if isinstance(answer, dict) else None
+            raise ChangeRejectedError("user", str(reason or "the user rejected this change"))

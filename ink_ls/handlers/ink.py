@@ -1,0 +1,54 @@
+"""Handlers of the `ink/*` requests: validate the params, call the host, dump the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+
+from ink_ls.handlers._errors import guarded, validate
+from ink_ls.handlers._state import ServerState
+from ink_ls.protocol import methods
+from ink_ls.protocol.models import (
+    SessionCancelParams,
+    SessionCloseParams,
+    SessionListParams,
+    SessionPromptParams,
+    ToolsParams,
+)
+
+
+def register(server: LanguageServer, state: ServerState) -> None:
+    """Register the `ink/*` request handlers on `server`."""
+
+    @server.feature(methods.SESSION_PROMPT)
+    @guarded
+    async def prompt(params: Any) -> dict[str, Any]:
+        request = validate(SessionPromptParams, params)
+        request_id = server.protocol.msg_id
+        result = await state.require_host().prompt(request, request_id=request_id)
+        return result.dump()
+
+    @server.feature(methods.SESSION_CANCEL)
+    @guarded
+    async def cancel(params: Any) -> None:
+        request = validate(SessionCancelParams, params)
+        state.require_host().cancel(request.session_id)
+
+    @server.feature(methods.SESSION_LIST)
+    @guarded
+    async def list_sessions(params: Any) -> dict[str, Any]:
+        validate(SessionListParams, params)
+        return state.require_host().list_sessions().dump()
+
+    @server.feature(methods.SESSION_CLOSE)
+    @guarded
+    async def close(params: Any) -> None:
+        request = validate(SessionCloseParams, params)
+        await state.require_host().close(request)
+
+    @server.feature(methods.TOOLS)
+    @guarded
+    async def tools(params: Any) -> dict[str, Any]:
+        validate(ToolsParams, params)
+        return state.require_host().tools().dump()

@@ -1,0 +1,123 @@
+"""Handlers of the standard LSP side: initialize, settings, document sync, progress cancel,
+shutdown. They feed the editor glue; no agent logic here."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import ServerCapabilitiesBuilder
+from pygls.lsp.server import LanguageServer
+
+from ink_ls.editor.client import ClientFeatures
+from ink_ls.editor.documents import uri_to_path
+from ink_ls.editor.host import Host
+from ink_ls.editor.settings import InkSettings, parse_settings
+from ink_ls.handlers._client import PyglsClient
+from ink_ls.handlers._state import ServerState
+from ink_ls.protocol.methods import SHOW_MESSAGE
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_WAIT = 12.0
+"""Seconds `shutdown` waits for cancelled turns to answer (the grace period is 10 s)."""
+
+
+def _workspace_root(params: types.InitializeParams) -> Path:
+    uris = [f.uri for f in params.workspace_folders or []]
+    if params.root_uri:
+        uris.insert(0, params.root_uri)
+    for uri in uris:
+        path = uri_to_path(uri)
+        if path is not None and path.is_dir():
+            return path.resolve()
+    if params.root_path:
+        return Path(params.root_path).resolve()
+    return Path.cwd()
+
+
+def _ink_section(raw: Any) -> Any:
+    return raw.get("ink") if isinstance(raw, dict) else None
+
+
+def warn_settings(client: PyglsClient, problems: list[str]) -> None:
+    """One Warning naming every bad settings key."""
+    if problems:
+        client.notify(
+            SHOW_MESSAGE,
+            {
+                "type": 2,
+                "message": f"ink: invalid settings ignored ({'; '.join(problems)}); "
+                "using defaults",
+            },
+        )
+
+
+def kill_tool_processes() -> None:
+    """Kill every process group the tools still track (no child survives the server)."""
+    try:
+        from ink_ls.tools._process import kill_all_tracked
+    except ImportError:  # the process helper is not part of this build
+        return
+    kill_all_tracked()
+
+
+def register(server: LanguageServer, state: ServerState) -> None:
+    """Register lifecycle and document handlers on `server`."""
+    client = PyglsClient(server.protocol)
+    converter = server.protocol._converter
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        caps = converter.unstructure(params.capabilities)
+        features = ClientFeatures.from_capabilities(caps)
+        encoding = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
+        state.documents.encoding = str(getattr(encoding, "value", encoding))
+        settings, problems = parse_settings(_ink_section(params.initialization_options))
+        warn_settings(client, problems)
+        state.host = Host(
+            client,
+            state.deps,
+            cwd=_workspace_root(params),
+            documents=state.documents,
+            features=features,
+            settings=settings,
+        )
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        raw = _ink_section(params.settings)
+        if raw is None or state.host is None:
+            return
+        settings: InkSettings
+        settings, problems = parse_settings(raw, base=state.host.settings)
+        warn_settings(client, problems)
+        state.host.settings = settings
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        doc = params.text_document
+        state.documents.did_open(doc.uri, doc.text, doc.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        changes = [converter.unstructure(c) for c in params.content_changes]
+        doc = params.text_document
+        state.documents.did_change(doc.uri, doc.version, changes)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        state.documents.did_close(params.text_document.uri)
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def progress_cancel(params: types.WorkDoneProgressCancelParams) -> None:
+        if state.host is not None:
+            state.host.cancel_token(params.token)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(params: Any) -> None:
+        if state.host is not None:
+            await state.host.shutdown(SHUTDOWN_WAIT)
+        kill_tool_processes()

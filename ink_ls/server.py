@@ -1,0 +1,197 @@
+"""Builds the pygls language server of ink-ls and runs it (stdio or TCP). No business logic.
+
+`InkProtocol` makes `ink/*` traffic plain JSON (params reach handlers as dicts, results go out
+as given), answers a `$/cancelRequest` of a prompt by cancelling its turn, and never lets a
+traceback cross the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import attrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+
+from ink_ls import __version__
+from ink_ls.editor.host import HostDeps
+from ink_ls.handlers import ink, lifecycle
+from ink_ls.handlers._state import ServerState
+from ink_ls.protocol import methods
+from ink_ls.protocol.errors import PARSE_ERROR
+from ink_ls.tools.base import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+@attrs.define
+class RawRequest:
+    id: int | str
+    method: str
+    jsonrpc: str = "2.0"
+    params: Any = None
+
+
+@attrs.define
+class RawNotification:
+    method: str
+    jsonrpc: str = "2.0"
+    params: Any = None
+
+
+@attrs.define
+class RawResponse:
+    id: int | str
+    jsonrpc: str = "2.0"
+    result: Any = None
+
+
+_RAW_REQUESTS = frozenset(methods.INK_REQUESTS + methods.SERVER_REQUESTS)
+_RAW_NOTIFICATIONS = frozenset(methods.SERVER_NOTIFICATIONS)
+
+
+def _keep_dicts(obj: dict[str, Any], cls: type[Any]) -> Any:
+    fields = {a.name for a in attrs.fields(cls)}
+    return cls(**{k: v for k, v in obj.items() if k in fields})
+
+
+def ink_converter() -> Any:
+    """pygls' converter, plus hooks that keep `ink/*` params and raw results as dicts."""
+    converter = default_converter()
+    for cls in (RawRequest, RawNotification, RawResponse):
+        converter.register_structure_hook(cls, _keep_dicts)
+    return converter
+
+
+class InkProtocol(LanguageServerProtocol):
+    """LSP protocol with plain-JSON `ink/*` messages and cancel-as-turn-cancel."""
+
+    state: ServerState
+
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in _RAW_REQUESTS:
+            return RawRequest
+        if method in _RAW_NOTIFICATIONS:
+            return RawNotification
+        return super().get_message_type(method)
+
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in _RAW_REQUESTS:
+            return RawResponse
+        return super().get_result_type(method)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        host = self.state.host
+        if host is not None and host.cancel_request(msg_id):
+            return  # the prompt answers `cancelled` itself once the turn has wound down
+        super()._handle_cancel_notification(msg_id)
+
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        if isinstance(error, types.ResponseError) and isinstance(error.data, dict):
+            if "traceback" in error.data:
+                error = types.ResponseError(code=error.code, message=error.message)
+        super()._send_response(msg_id, result, error)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {
+            "ink": {
+                "version": methods.PROTOCOL_VERSION,
+                "methods": list(methods.INK_REQUESTS),
+                "notifications": list(methods.INK_NOTIFICATIONS),
+            }
+        }
+        return result
+
+
+class InkServer(LanguageServer):
+    """The ink-ls language server; `report_server_error` logs instead of messaging the user."""
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if isinstance(error, json.JSONDecodeError):
+            # malformed JSON: answer per JSON-RPC (id null) and keep serving
+            self.protocol._send_data(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": PARSE_ERROR, "message": f"parse error: {error.msg}"},
+                }
+            )
+            return
+        if isinstance(error, JsonRpcException):
+            log.warning("protocol error: %s", error.message)
+            return
+        log.error("server error: %s", error)
+
+
+def default_deps() -> HostDeps:
+    """The real model client, built-in tools and system prompt."""
+    from ink_ls.model.client import OpenAIClient
+
+    def make_tools(cwd: Path) -> ToolRegistry:
+        from ink_ls.tools.builtin import builtin_tools
+
+        tools = builtin_tools(cwd)
+        return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+
+    def system_prompt(cwd: Path, tools: ToolRegistry) -> str:
+        from ink_ls.model.prompt import build_system_prompt
+
+        return build_system_prompt(cwd, tools)
+
+    return HostDeps(make_model=OpenAIClient, make_tools=make_tools, system_prompt=system_prompt)
+
+
+def build_server(deps: HostDeps | None = None) -> InkServer:
+    """A configured server with every handler registered (not started)."""
+    server = InkServer(
+        "ink-ls",
+        __version__,
+        text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        protocol_cls=InkProtocol,
+        converter_factory=ink_converter,
+    )
+    state = ServerState(deps=deps or default_deps())
+    protocol = server.protocol
+    assert isinstance(protocol, InkProtocol)
+    protocol.state = state
+    lifecycle.register(server, state)
+    ink.register(server, state)
+    return server
+
+
+def registered_methods(server: LanguageServer) -> set[str]:
+    """Every method the server handles (for the protocol.md check)."""
+    fm = server.protocol.fm
+    return set(fm.features) | set(fm.builtin_features)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    lifecycle.kill_tool_processes()
+    raise SystemExit(128 + signum)
+
+
+def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 2087) -> None:
+    """Serve one client over `transport` ("stdio" or "tcp"); kills tool processes on the way out."""
+    server = build_server()
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        if transport == "tcp":
+            server.start_tcp(host, port)
+        else:
+            server.start_io(sys.stdin.buffer, sys.stdout.buffer)
+    finally:
+        lifecycle.kill_tool_processes()
