@@ -1,0 +1,279 @@
+"""Command output with bounded memory: per-stream capture, the tail preview, the full-output log.
+
+Each stream keeps a rolling 256 KiB tail in memory and its first 10 MiB in an anonymous spool
+file, and counts every byte and line. Must not: hold more than that per stream, decide "was
+it cut" from buffer sizes instead of totals, or name a log file that was not fully written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass
+from typing import BinaryIO
+
+TAIL_BYTES = 256 * 1024
+LOG_BYTES = 10 * 1024 * 1024
+MAX_LINES = 500
+MAX_BYTES = 50 * 1024
+
+
+def _skip_continuation(data: bytes | bytearray, start: int) -> int:
+    """The first index at or after `start` that begins a UTF-8 character (at most 3 steps)."""
+    for _ in range(3):
+        if start < len(data) and (data[start] & 0xC0) == 0x80:
+            start += 1
+    return start
+
+
+class StreamCapture:
+    """One stream (stdout or stderr) of one command: totals, tail, spooled head."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.total_bytes = 0
+        self.newlines = 0
+        self.last_byte = -1
+        self._tail = bytearray()
+        self._spool: BinaryIO | None = None
+        self.saved_bytes = 0
+        self.saved_newlines = 0
+        self.saved_last = -1
+        self.spool_error: str | None = None
+
+    @property
+    def total_lines(self) -> int:
+        """Lines produced: newlines, plus one for a last line without a newline."""
+        return self.newlines + (1 if self.total_bytes and self.last_byte != 0x0A else 0)
+
+    def feed(self, data: bytes | bytearray, n: int | None = None) -> None:
+        """Take the first `n` bytes of `data` (all of it by default). Chunks may split anywhere."""
+        n = len(data) if n is None else n
+        if n <= 0:
+            return
+        view = memoryview(data)[:n]
+        count = data.count(b"\n", 0, n)
+        if self._spool is None and self.spool_error is None and len(self._tail) + n > TAIL_BYTES:
+            self._start_spool()
+        if self._spool is not None and self.saved_bytes < LOG_BYTES:
+            keep = min(n, LOG_BYTES - self.saved_bytes)
+            try:
+                self._spool.write(view[:keep])
+                self.saved_bytes += keep
+                self.saved_newlines += count if keep == n else data.count(b"\n", 0, keep)
+                if keep:
+                    self.saved_last = data[keep - 1]
+            except OSError as exc:
+                self._fail_spool(exc)
+        if n >= TAIL_BYTES:
+            self._tail[:] = view[n - TAIL_BYTES :]
+        else:
+            self._tail += view
+            if len(self._tail) > 2 * TAIL_BYTES:  # trim rarely: one memmove per 256 KiB
+                del self._tail[: len(self._tail) - TAIL_BYTES]
+        self.total_bytes += n
+        self.newlines += count
+        self.last_byte = data[n - 1]
+
+    def _start_spool(self) -> None:
+        # Everything so far is still in the tail: it has never been trimmed before this point.
+        try:
+            self._spool = tempfile.TemporaryFile(prefix="ink-spool-")
+            self._spool.write(self._tail)
+            self.saved_bytes = len(self._tail)
+            self.saved_newlines = self._tail.count(b"\n")
+            self.saved_last = self._tail[-1] if self._tail else -1
+        except OSError as exc:
+            self._fail_spool(exc)
+
+    def _fail_spool(self, exc: OSError) -> None:
+        self.spool_error = exc.strerror or str(exc)
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    @property
+    def fully_saved(self) -> bool:
+        """Whether `copy_to` writes every byte of the stream."""
+        if self._spool is None:
+            return self.spool_error is None and self.total_bytes == len(self._tail)
+        return self.saved_bytes == self.total_bytes
+
+    def copy_to(self, out: BinaryIO) -> tuple[int, int, bool]:
+        """Write the saved head (or the whole stream when small) to `out`.
+
+        Returns (bytes written, newlines written, whether the copy ends with a newline).
+        """
+        if self._spool is None:
+            if self.spool_error is not None:
+                return 0, 0, True
+            out.write(self._tail)
+            return len(self._tail), self.newlines, self.last_byte == 0x0A
+        self._spool.flush()
+        self._spool.seek(0)
+        shutil.copyfileobj(self._spool, out, 1 << 20)
+        return self.saved_bytes, self.saved_newlines, self.saved_last == 0x0A
+
+    def close(self) -> None:
+        """Drop the spool file (anonymous: nothing is left on disk)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def preview(self) -> Preview:
+        """The last lines that fit in 500 lines and 50 KiB; cut decided from the totals."""
+        tail = self._tail
+        total = self.total_lines
+        if total <= MAX_LINES and self.total_bytes <= MAX_BYTES:
+            return Preview(_decode(tail, 0, _content_end(tail)), 1, total, total, None, False)
+        end = len(tail)
+        pos = _content_end(tail)
+        start, taken = end, 0
+        while taken < MAX_LINES:
+            nl = tail.rfind(b"\n", 0, pos)
+            if end - (nl + 1) > MAX_BYTES or (nl < 0 and len(tail) < self.total_bytes):
+                break
+            start, taken = nl + 1, taken + 1
+            if nl < 0:
+                break
+            pos = nl
+        if taken == 0:  # the last line alone is over the byte limit: its last 50 KiB
+            start = _skip_continuation(tail, max(end - MAX_BYTES, 0))
+            text = _decode(tail, start, _content_end(tail))
+            return Preview(text, total, total, total, "bytes", True)
+        cut_by = "lines" if taken == MAX_LINES else "bytes"
+        first = total - taken + 1
+        return Preview(_decode(tail, start, _content_end(tail)), first, total, total, cut_by, False)
+
+
+def _content_end(tail: bytearray) -> int:
+    return len(tail) - 1 if tail.endswith(b"\n") else len(tail)
+
+
+def _decode(tail: bytearray, start: int, end: int) -> str:
+    return tail[start:end].decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What the model sees of one stream; `cut_by` is None when nothing was left out."""
+
+    text: str
+    first_line: int
+    last_line: int
+    total_lines: int
+    cut_by: str | None
+    partial_line: bool
+
+
+@dataclass(frozen=True)
+class SavedLog:
+    """A written log file, or why it could not be written (then `path` is None)."""
+
+    path: str | None
+    first_line: dict[str, int]
+    incomplete: frozenset[str]
+    error: str | None = None
+
+
+def write_log(
+    command: str,
+    streams: list[StreamCapture],
+    *,
+    footer: str | None,
+    directory: str | None = None,
+) -> SavedLog:
+    """Write `ink-output-<uuid>.log` (created exclusively, closed before returning).
+
+    Layout: `$ <command>`, then `[stdout]` / `[stderr]` with each saved head, a marker after a
+    stream whose copy is incomplete, and `footer` (e.g. the interruption) last.
+    """
+    directory = directory or tempfile.gettempdir()
+    path = os.path.join(directory, f"ink-output-{uuid.uuid4()}.log")
+    first_line: dict[str, int] = {}
+    incomplete: set[str] = set()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        return SavedLog(None, {}, frozenset(), exc.strerror or str(exc))
+    try:
+        with open(fd, "wb") as out:
+            header = f"$ {command}\n".encode(errors="replace")
+            out.write(header)
+            line = 1 + header.count(b"\n")
+            for stream in streams:
+                out.write(f"[{stream.name}]\n".encode())
+                first_line[stream.name] = line + 1
+                written, newlines, ends_with_newline = stream.copy_to(out)
+                line += 1 + newlines
+                if written and not ends_with_newline:
+                    out.write(b"\n")
+                    line += 1
+                if not stream.fully_saved:
+                    incomplete.add(stream.name)
+                    why = stream.spool_error or (
+                        f"only the first {written} of {stream.total_bytes} bytes were saved"
+                    )
+                    out.write(f"[{stream.name} incomplete in this file: {why}]\n".encode())
+                    line += 1
+            if footer:
+                out.write(f"{footer}\n".encode())
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return SavedLog(None, {}, frozenset(), exc.strerror or str(exc))
+    return SavedLog(path, first_line, frozenset(incomplete))
+
+
+def _note(name: str, preview: Preview, log: SavedLog | None) -> str:
+    limit = f"{MAX_LINES} line limit" if preview.cut_by == "lines" else "50KB limit"
+    if preview.partial_line:
+        shown = f"the last 50KB of line {preview.last_line} of {preview.total_lines}"
+    else:
+        shown = f"lines {preview.first_line}-{preview.last_line} of {preview.total_lines}"
+    text = f"[{name}: showing {shown} ({limit})."
+    if log is None or log.path is None:
+        reason = log.error if log is not None else "not attempted"
+        return f"{text} The full output could not be saved: {reason}.]"
+    where = f"{name} starts at line {log.first_line[name]}"
+    if name in log.incomplete:
+        where += f"; only its first {LOG_BYTES // (1024 * 1024)} MiB were saved"
+    return f"{text} Full output: {log.path} ({where}); read it with the read tool.]"
+
+
+def format_output(
+    command: str,
+    streams: list[StreamCapture],
+    *,
+    exit_code: int | None,
+    interruption: str | None,
+    log_dir: str | None = None,
+) -> tuple[str, str | None]:
+    """The text the model sees, and the log path when one was written.
+
+    Sections `stdout:` / `stderr:` (non-empty streams only) or `(no output)`, a note under each
+    cut stream, and `Exit code: <n>` when non-zero.
+    """
+    previews = [(s, s.preview()) for s in streams]
+    log: SavedLog | None = None
+    if any(p.cut_by for _, p in previews):
+        footer = f"[command interrupted: {interruption}]" if interruption else None
+        if footer is None and exit_code is not None:
+            footer = f"[exit code: {exit_code}]"
+        log = write_log(command, streams, footer=footer, directory=log_dir)
+    sections = []
+    for stream, preview in previews:
+        if stream.total_bytes == 0:
+            continue
+        section = f"{stream.name}:\n{preview.text}"
+        if preview.cut_by:
+            section += "\n" + _note(stream.name, preview, log)
+        sections.append(section)
+    if not sections:
+        sections.append("(no output)")
+    if exit_code:
+        sections.append(f"Exit code: {exit_code}")
+    return "\n\n".join(sections), log.path if log else None

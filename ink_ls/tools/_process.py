@@ -1,0 +1,431 @@
+"""Processes started by tool calls: spawn one in its own session, find all it started, kill them.
+
+The server makes itself a child subreaper, so descendants that leave the group (`setsid`,
+double fork) are re-parented to us and stay findable through /proc. Must not: signal pid <= 1,
+our own process or group, or reap a process it has not identified as part of a tracked call.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import functools
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+
+TAG_VAR = "INK_PROCESS_TAG"
+"""Environment variable carrying a per-call tag; escapees keep it, so we recognise them."""
+
+_PR_SET_CHILD_SUBREAPER = 36
+_F_SETPIPE_SZ = 1031
+PIPE_SIZE = 1 << 20
+
+_subreaper: bool | None = None
+_lock = threading.RLock()
+_tracked: dict[int, ProcessTree] = {}
+_cleanup_installed = False
+
+
+def enable_subreaper() -> bool:
+    """Make this process the reaper of orphaned descendants (Linux); True when in effect."""
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                _subreaper = False
+    return _subreaper
+
+
+@dataclass(frozen=True)
+class ProcInfo:
+    """One line of /proc/<pid>/stat, the fields we use."""
+
+    pid: int
+    ppid: int
+    pgid: int
+    sid: int
+    state: str
+    start: int
+
+    @property
+    def zombie(self) -> bool:
+        return self.state in ("Z", "X")
+
+
+def proc_info(pid: int) -> ProcInfo | None:
+    """The /proc entry of `pid`, or None when it is gone (or /proc is unavailable)."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    # The command name may contain spaces and parentheses: split after the last ")".
+    fields = data[data.rindex(b")") + 2 :].split()
+    return ProcInfo(
+        pid, int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode(), int(fields[19])
+    )
+
+
+def snapshot() -> dict[int, ProcInfo] | None:
+    """Every process visible in /proc, or None when there is no /proc (not Linux)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    procs: dict[int, ProcInfo] = {}
+    for name in names:
+        if name.isdigit():
+            info = proc_info(int(name))
+            if info is not None:
+                procs[info.pid] = info
+    return procs if procs else None
+
+
+def is_alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie (a zombie has stopped running)."""
+    info = proc_info(pid)
+    if info is not None:
+        return not info.zombie
+    if snapshot() is not None:
+        return False
+    try:  # no /proc: fall back to a null signal
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _has_tag(pid: int, tag: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return tag in fh.read().split(b"\0")
+    except OSError:
+        return False
+
+
+class ProcessTree:
+    """Everything one command started: its leader, session/group id, tag and members seen."""
+
+    def __init__(self, pid: int, tag: str) -> None:
+        self.pid = pid
+        self.tag = tag
+        self.env_entry = f"{TAG_VAR}={tag}".encode()
+        leader = proc_info(pid)
+        self.start = leader.start if leader else -1
+        self.known: dict[int, int] = {}  # pid -> start time, of every member seen alive
+        self.leader_reaped = False
+
+    def _matches(self, info: ProcInfo) -> bool:
+        if info.pid == self.pid:
+            return not self.leader_reaped and info.start == self.start
+        if info.pgid == self.pid or info.sid == self.pid:
+            return True
+        return self.known.get(info.pid) == info.start
+
+    def __repr__(self) -> str:
+        return f"ProcessTree(pid={self.pid}, known={sorted(self.known)})"
+
+
+def members(trees: Iterable[ProcessTree], procs: dict[int, ProcInfo]) -> dict[int, ProcessTree]:
+    """pid → owning tree for every process of `procs` that belongs to one of `trees`.
+
+    A process belongs to a tree when it is the leader, shares its group or session, was seen
+    as a member before, carries the tree's tag, or descends from a member. With the subreaper
+    on, only our own descendants are considered.
+    """
+    trees = list(trees)
+    if not trees:
+        return {}
+    me = os.getpid()
+    children: dict[int, list[ProcInfo]] = {}
+    for info in procs.values():
+        children.setdefault(info.ppid, []).append(info)
+    owner: dict[int, ProcessTree] = {}
+    roots = [me] if _subreaper else [0, 1]
+    stack: list[tuple[ProcInfo, ProcessTree | None]] = [
+        (child, None) for root in roots for child in children.get(root, [])
+    ]
+    while stack:
+        info, parent_owner = stack.pop()
+        if info.pid == me:  # reached through pid 1 when we are not the subreaper
+            stack.extend((child, None) for child in children.get(me, []))
+            continue
+        if info.pid == 1 or info.pid in owner:
+            continue
+        found = parent_owner
+        if found is None:
+            for tree in reversed(trees):  # the newest tree wins a (pid-reuse) conflict
+                if tree._matches(info) or (not info.zombie and _has_tag(info.pid, tree.env_entry)):
+                    found = tree
+                    break
+        if found is not None:
+            owner[info.pid] = found
+        stack.extend((child, found) for child in children.get(info.pid, []))
+    return owner
+
+
+def _reap(owner: dict[int, ProcessTree], procs: dict[int, ProcInfo]) -> None:
+    """Collect zombies of tracked trees re-parented to us (nobody else waits for them)."""
+    me = os.getpid()
+    leaders = {t.pid for t in tracked()} | {t.pid for t in owner.values()}
+    for pid in owner:
+        info = procs[pid]
+        # Leaders are reaped by their own waiter thread (and Popen), never here.
+        if info.zombie and info.ppid == me and pid not in leaders:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+@dataclass
+class KillReport:
+    """What a stop achieved: processes signalled, those that could not be, and blind spots."""
+
+    signalled: set[int] = field(default_factory=set)
+    failed: dict[int, str] = field(default_factory=dict)
+    blind: str | None = None
+
+    def note(self) -> str | None:
+        """A warning for the model when not everything is known to be stopped, else None."""
+        parts = []
+        if self.failed:
+            listed = ", ".join(f"pid {p}: {why}" for p, why in sorted(self.failed.items())[:5])
+            parts.append(
+                f"[Warning: {len(self.failed)} process(es) started by this command could not "
+                f"be stopped ({listed}); they may still be running.]"
+            )
+        if self.blind:
+            parts.append(
+                f"[Warning: processes this command moved out of its process group could not be "
+                f"searched for ({self.blind}); some may still be running.]"
+            )
+        return "\n".join(parts) or None
+
+
+def _signal(pid: int, report: KillReport) -> None:
+    if pid <= 1 or pid == os.getpid():
+        return
+    try:
+        os.kill(pid, signal.SIGKILL)
+        report.signalled.add(pid)
+    except ProcessLookupError:
+        pass
+    except OSError as exc:
+        report.failed[pid] = exc.strerror or str(exc)
+
+
+def _kill_group(tree: ProcessTree, report: KillReport) -> None:
+    # After the leader is reaped its pid could in theory be reused: leave the group to the walk.
+    if tree.leader_reaped or tree.pid <= 1 or tree.pid == os.getpgrp():
+        return
+    try:
+        os.killpg(tree.pid, signal.SIGKILL)
+        report.signalled.add(tree.pid)
+    except ProcessLookupError:
+        pass
+    except OSError:
+        _signal(tree.pid, report)  # fallback: at least the direct child
+
+
+def kill_trees(trees: list[ProcessTree], report: KillReport | None = None) -> KillReport:
+    """SIGKILL the groups of `trees`, then every member found in /proc, until none is left."""
+    report = report or KillReport()
+    for tree in trees:
+        _kill_group(tree, report)
+    if not _subreaper:
+        report.blind = "this system cannot re-parent escaped processes to the server"
+    for _ in range(20):  # new members can appear while we kill (a fork just before SIGKILL)
+        procs = snapshot()
+        if procs is None:
+            report.blind = "/proc is not available"
+            break
+        owner = members(trees, procs)
+        _reap(owner, procs)
+        fresh = [p for p in owner if not procs[p].zombie and p not in report.signalled]
+        for pid in fresh:
+            owner[pid].known[pid] = procs[pid].start
+            _signal(pid, report)
+        if not fresh:
+            break
+    return report
+
+
+def survivors(trees: list[ProcessTree], report: KillReport) -> list[int]:
+    """Members of `trees` still running (not zombies); kills any new ones it finds."""
+    procs = snapshot()
+    if procs is None:
+        return [p for p in report.signalled if is_alive(p)]
+    owner = members(trees, procs)
+    _reap(owner, procs)
+    alive = [p for p in owner if not procs[p].zombie]
+    for pid in alive:
+        if pid not in report.signalled:
+            _signal(pid, report)
+    return alive
+
+
+def finish_report(report: KillReport, alive: list[int]) -> KillReport:
+    """Record processes still running after the grace of a stop as failures."""
+    for pid in alive:
+        report.failed.setdefault(pid, "still running after SIGKILL")
+    return report
+
+
+def remember(tree: ProcessTree) -> None:
+    """Record the tree's current members, so they are recognised after leaving group and tag."""
+    procs = snapshot()
+    if procs is not None:
+        owner = members([tree], procs)
+        _reap(owner, procs)
+        for pid in owner:
+            if not procs[pid].zombie:
+                tree.known[pid] = procs[pid].start
+
+
+def track(tree: ProcessTree) -> None:
+    """Add a tree to the process-wide registry that `kill_all_tracked` empties."""
+    with _lock:
+        _tracked[id(tree)] = tree
+
+
+def untrack(tree: ProcessTree) -> None:
+    with _lock:
+        _tracked.pop(id(tree), None)
+
+
+def tracked() -> list[ProcessTree]:
+    """The trees currently tracked, oldest first."""
+    with _lock:
+        return list(_tracked.values())
+
+
+def prune_tracked() -> None:
+    """Forget trees whose processes have all ended (and reap their zombies)."""
+    trees = [t for t in tracked() if t.leader_reaped]
+    procs = snapshot() if trees else None
+    if procs is None:
+        return
+    owner = members(trees, procs)
+    _reap(owner, procs)
+    live = {id(t) for p, t in owner.items() if not procs[p].zombie}
+    for tree in trees:
+        if id(tree) not in live:
+            untrack(tree)
+
+
+def kill_all_tracked(grace: float = 0.5) -> KillReport:
+    """Kill every tracked tree (the server is exiting); waits up to `grace` s for them to die."""
+    trees = tracked()
+    report = kill_trees(trees)
+    deadline = time.monotonic() + grace
+    alive = survivors(trees, report) if trees else []
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.002)
+        alive = survivors(trees, report)
+    for tree in trees:
+        untrack(tree)
+    return finish_report(report, alive)
+
+
+def _on_exit_signal(previous: object, signum: int, frame: FrameType | None) -> None:
+    kill_all_tracked()
+    if callable(previous):
+        previous(signum, frame)
+    elif previous != signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)  # die of the same signal, as without us
+
+
+def install_exit_cleanup() -> None:
+    """Kill all tracked processes at interpreter exit and on SIGTERM/SIGINT/SIGHUP.
+
+    Previous Python handlers still run afterwards. A handler installed later (e.g. with
+    `loop.add_signal_handler`) replaces ours: it must then call `kill_all_tracked()` itself.
+    """
+    global _cleanup_installed
+    if _cleanup_installed:
+        return
+    _cleanup_installed = True
+    enable_subreaper()
+    atexit.register(kill_all_tracked)
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, functools.partial(_on_exit_signal, signal.getsignal(signum)))
+
+
+def spawn(
+    command: str, *, cwd: Path, env: dict[str, str]
+) -> tuple[subprocess.Popen[bytes], ProcessTree]:
+    """Start `/bin/bash -c command` in a new session with stdout/stderr pipes, tracked.
+
+    stdin is /dev/null: the server's stdin is the JSON-RPC stream. Raises OSError on failure.
+    """
+    enable_subreaper()
+    prune_tracked()
+    tag = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        ["/bin/bash", "-c", command],
+        cwd=cwd,
+        env={**env, TAG_VAR: tag},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+    )
+    tree = ProcessTree(proc.pid, tag)
+    track(tree)
+    for pipe in (proc.stdout, proc.stderr):
+        assert pipe is not None
+        fd = pipe.fileno()
+        os.set_blocking(fd, False)
+        if sys.platform.startswith("linux"):
+            # Bigger pipes mean fewer wake-ups and reads for chatty commands.
+            with contextlib.suppress(OSError):
+                import fcntl
+
+                fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
+    return proc, tree
+
+
+def watch_exit(
+    proc: subprocess.Popen[bytes], tree: ProcessTree, on_exit: Callable[[int | None], None]
+) -> None:
+    """Reap the leader in a daemon thread; call `on_exit(wait status or None)` from it."""
+
+    def wait() -> None:
+        status: int | None = None
+        while True:
+            try:
+                _, status = os.waitpid(proc.pid, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                break
+        tree.leader_reaped = True
+        # Popen must not wait again (nor warn that the process is still running).
+        proc.returncode = os.waitstatus_to_exitcode(status) if status is not None else -1
+        on_exit(status)
+
+    threading.Thread(target=wait, name=f"ink-wait-{proc.pid}", daemon=True).start()

@@ -1,0 +1,309 @@
+"""The `bash` tool: run a command, wait by Ink's rules, report output, exit code and stops.
+
+Process handling lives in `_process` (spawn, find, kill, track) and output handling in
+`_output` (capture, preview, log). This module only drives one call. It must not leave a
+process it started running after a cancel or timeout without saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import signal as signals
+import subprocess
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
+
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.tools import _process
+from ink_ls.tools._output import LOG_BYTES, MAX_BYTES, MAX_LINES, StreamCapture, format_output
+from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolResult
+
+SECRET_ENV_VARS: set[str] = {"INK_API_KEY", "OPENAI_API_KEY"}
+"""Environment variables never passed to commands. Add the configured API key variable here."""
+
+QUIET_SECONDS = 0.1
+"""After the shell exits, output quiet this long ends the wait for a pipe still held open."""
+EXIT_CAP_SECONDS = 2.0
+"""After the shell exits, the wait for pipes held open by background children ends by then."""
+STOP_GRACE_SECONDS = 0.25
+"""How long a stop waits for SIGKILLed processes to die before reporting them as survivors."""
+REMEMBER_SECONDS = 0.5
+"""How often a running call records its members (to know escapees that drop tag and group)."""
+READ_SIZE = 1 << 20
+
+Stop = Literal["timeout", "abort"]
+
+
+def _timeout_message(value: object) -> str:
+    return f"timeout must be a positive number of seconds, got {value!r}"
+
+
+def _valid_timeout(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+class BashParams(ToolParams):
+    command: str = Field(description="The command to run with /bin/bash -c in the workspace root.")
+    timeout: float | None = Field(
+        default=None,
+        description="Optional limit in seconds (a positive number); the command and everything "
+        "it started are killed when it is reached. No limit when omitted.",
+    )
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _positive_number(cls, value: object, info: ValidationInfo) -> object:
+        # Strict on purpose: "5", true, 0, -1, NaN and infinity are refused before running.
+        if value is None or _valid_timeout(value):
+            return value
+        message = _timeout_message(value)
+        raise PydanticCustomError("positive_number", "{message}", {"message": message})
+
+
+DESCRIPTION = f"""Run a shell command with /bin/bash -c in the workspace root (INK=1 is set).
+Returns stdout and stderr as separate sections and `Exit code: <n>` when it is not zero. Each \
+stream is cut to its last {MAX_LINES} lines or {MAX_BYTES // 1024}KB; when cut, a note gives the \
+real line numbers and the path of a log file with the full output (the first \
+{LOG_BYTES // (1024 * 1024)} MiB of each stream) to read with the read tool. stdin is empty: \
+commands cannot prompt. Use `timeout` (seconds) for commands that may hang. After the shell \
+exits, background processes that keep the output open are waited for at most \
+{EXIT_CAP_SECONDS:g}s: redirect their output to a file (`cmd > out.log 2>&1 &`)."""
+
+
+def command_env(extra_secrets: Iterable[str] = ()) -> dict[str, str]:
+    """The environment a command gets: ours, without API keys, with INK=1."""
+    hidden = SECRET_ENV_VARS | set(extra_secrets)
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
+    env["INK"] = "1"
+    return env
+
+
+class BashTool(Tool[BashParams]):
+    """Runs one command per call; serial (it may touch anything)."""
+
+    name = "bash"
+    description = DESCRIPTION
+    params_model = BashParams
+    concurrency_safe = False
+
+    def __init__(self, *, secret_env: Iterable[str] = (), log_dir: str | None = None) -> None:
+        self._secret_env = frozenset(secret_env)
+        self._log_dir = log_dir
+
+    async def execute(
+        self, args: BashParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        if not args.command.strip():
+            return ToolResult(output="Error: empty command", is_error=True)
+        if args.timeout is not None and not _valid_timeout(args.timeout):
+            return ToolResult(output=f"Error: {_timeout_message(args.timeout)}", is_error=True)
+        out, err = StreamCapture("stdout"), StreamCapture("stderr")
+        try:
+            if signal.cancelled:
+                return self._result(args, out, err, error="command aborted by user")
+            try:
+                proc, tree = _process.spawn(
+                    args.command, cwd=context.cwd, env=command_env(self._secret_env)
+                )
+            except (OSError, ValueError) as exc:
+                return ToolResult(output=f"Error: failed to spawn command: {exc}", is_error=True)
+            call = _Call(proc, tree, out, err, signal, args.timeout)
+            await call.run()
+            return self._result(
+                args,
+                out,
+                err,
+                error=call.error(),
+                exit_code=call.exit_code,
+                kill_note=call.kill_note,
+            )
+        finally:
+            out.close()
+            err.close()
+
+    def _result(
+        self,
+        args: BashParams,
+        out: StreamCapture,
+        err: StreamCapture,
+        *,
+        error: str | None,
+        exit_code: int | None = None,
+        kill_note: str | None = None,
+    ) -> ToolResult:
+        text, _ = format_output(
+            args.command,
+            [out, err],
+            exit_code=None if error else exit_code,
+            interruption=error,
+            log_dir=self._log_dir,
+        )
+        if kill_note:
+            text += "\n\n" + kill_note
+        if error:
+            return ToolResult(output=f"Error: {error}. Partial output:\n{text}", is_error=True)
+        return ToolResult(output=text, exit_code=exit_code)
+
+
+class _Call:
+    """The life of one spawned command on the event loop: read, wait, stop, clean up."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        tree: _process.ProcessTree,
+        out: StreamCapture,
+        err: StreamCapture,
+        signal: CancelSignal,
+        timeout: float | None,
+    ) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.proc, self.tree, self.signal, self.timeout = proc, tree, signal, timeout
+        assert proc.stdout is not None and proc.stderr is not None
+        self.pipes = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+        self.files = {proc.stdout.fileno(): proc.stdout, proc.stderr.fileno(): proc.stderr}
+        self.open_fds = set(self.pipes)
+        self.buf = bytearray(READ_SIZE)
+        self.done: asyncio.Future[None] = self.loop.create_future()
+        self.status: int | None = None
+        self.exited = False
+        self.stopped: Stop | None = None
+        self.kill_report: _process.KillReport | None = None
+        self.kill_note: str | None = None
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _on_readable(self, fd: int) -> None:
+        try:
+            n = os.readv(fd, [self.buf])
+        except BlockingIOError:
+            return
+        except OSError:
+            n = 0
+        if n == 0:
+            self._close_pipe(fd)
+            self._maybe_done()
+            return
+        self.pipes[fd].feed(self.buf, n)
+        if self.exited:
+            self._arm("quiet", QUIET_SECONDS)  # output re-arms the quiet timer
+
+    def _on_exit(self, status: int | None) -> None:  # runs in the waiter thread
+        try:
+            self.loop.call_soon_threadsafe(self._exited, status)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            pass
+
+    def _exited(self, status: int | None) -> None:
+        self.exited, self.status = True, status
+        if not self._maybe_done():
+            self._arm("quiet", QUIET_SECONDS)
+            self._arm("cap", EXIT_CAP_SECONDS)
+
+    def _maybe_done(self) -> bool:
+        if self.exited and not self.open_fds:
+            self._finish()
+            return True
+        return False
+
+    def _stop(self, why: Stop) -> None:
+        if self.stopped or self.done.done():
+            return
+        self.stopped = why
+        self.kill_report = _process.kill_trees([self.tree])
+        self._finish()  # a stop ends the wait at once
+
+    def _arm(self, name: str, delay: float) -> None:
+        if name == "cap" and name in self.timers:
+            return
+        old = self.timers.pop(name, None)
+        if old is not None:
+            old.cancel()
+        self.timers[name] = self.loop.call_later(delay, self._finish)
+
+    def _remember(self) -> None:
+        _process.remember(self.tree)
+        self.timers["remember"] = self.loop.call_later(REMEMBER_SECONDS, self._remember)
+
+    def _finish(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+    # -- driving ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Wait by the rules; on cancel/timeout kill everything and verify what died."""
+        for fd in self.pipes:
+            self.loop.add_reader(fd, self._on_readable, fd)
+        _process.watch_exit(self.proc, self.tree, self._on_exit)
+        unsubscribe = self.signal.subscribe(lambda: self._stop("abort"))
+        if self.timeout is not None:
+            self.timers["timeout"] = self.loop.call_later(self.timeout, self._stop, "timeout")
+        self.timers["remember"] = self.loop.call_later(REMEMBER_SECONDS, self._remember)
+        try:
+            await asyncio.shield(self.done)
+        except asyncio.CancelledError:
+            self._stop("abort")  # our task was cancelled: never leave the command behind
+            raise
+        finally:
+            unsubscribe()
+            for timer in self.timers.values():
+                timer.cancel()
+            for fd in list(self.open_fds):
+                self._close_pipe(fd)
+            if self.kill_report is not None:
+                await self._verify_stopped()
+            else:
+                _process.remember(self.tree)
+
+    async def _verify_stopped(self) -> None:
+        report = self.kill_report
+        assert report is not None
+        deadline = self.loop.time() + STOP_GRACE_SECONDS
+        alive = _process.survivors([self.tree], report)
+        while alive and self.loop.time() < deadline:
+            await asyncio.sleep(0.001)
+            alive = _process.survivors([self.tree], report)
+        self.kill_note = _process.finish_report(report, alive).note()
+
+    def _close_pipe(self, fd: int) -> None:
+        if fd in self.open_fds:
+            self.open_fds.discard(fd)
+            self.loop.remove_reader(fd)
+            self.files[fd].close()
+
+    @property
+    def exit_code(self) -> int | None:
+        if self.status is None or not os.WIFEXITED(self.status):
+            return None
+        return os.WEXITSTATUS(self.status)
+
+    def error(self) -> str | None:
+        """The reason the call failed, in Ink's precedence, or None for a normal exit."""
+        if self.stopped == "timeout":
+            return f"command timed out after {self.timeout:g}s and was killed"
+        if self.stopped == "abort":
+            return "command aborted by user"
+        if self.status is not None and os.WIFSIGNALED(self.status):
+            return f"command terminated by signal {_signal_name(os.WTERMSIG(self.status))}"
+        if self.status is None or not os.WIFEXITED(self.status):
+            return "command ended without an exit status"
+        return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return str(number)
