@@ -104,20 +104,6 @@ class ConcurrencyBudget:
         return False
 
 
-class Lease:
-    """One held slot that can be given back only once (an abandoned call and its late end)."""
-
-    __slots__ = ("_budget",)
-
-    def __init__(self, budget: ConcurrencyBudget | None) -> None:
-        self._budget = budget
-
-    def release(self) -> None:
-        budget, self._budget = self._budget, None
-        if budget is not None:
-            budget.release()
-
-
 _default: ConcurrencyBudget | None = None
 
 

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 
 from ink_ls.agent import pipeline
-from ink_ls.agent.budget import ConcurrencyBudget, Lease
+from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.events import (
     AgentEvent,
     EventSink,
@@ -86,6 +86,25 @@ def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
     return out
 
 
+@dataclass
+class _Slot:
+    """A call that really runs: its task, start time, and the slots it holds."""
+
+    task: asyncio.Task[CallResult | None]
+    started: float
+    budget: ConcurrencyBudget | None
+    window: ConcurrencyBudget
+    released: bool = False
+
+    def release(self) -> None:
+        """Give both slots back, once (an abandoned call may still end later)."""
+        if not self.released:
+            self.released = True
+            if self.budget is not None:
+                self.budget.release()
+            self.window.release()
+
+
 class _Batch:
     def __init__(self, calls: list[ToolCall], env: BatchEnv, signal: CancelSignal) -> None:
         self.calls = calls
@@ -94,7 +113,7 @@ class _Batch:
         self.results: list[CallResult | None] = [None] * len(calls)
         self._delivered = 0
         self._loop = asyncio.get_running_loop()
-        self._running: dict[int, tuple[asyncio.Task[CallResult | None], float, Lease]] = {}
+        self._running: dict[int, _Slot] = {}
         self._outstanding = 0
         self._chunk_done: asyncio.Future[None] | None = None
         self._grace: asyncio.TimerHandle | None = None
@@ -196,14 +215,14 @@ class _Batch:
         if budget is not None and not budget.try_acquire() and not await budget.acquire(signal):
             window.release()
             return pipeline.interrupted_result(call)
-        lease = Lease(budget)
         if signal.cancelled:  # granted in the same tick as the cancel: never ran
-            lease.release()
+            if budget is not None:
+                budget.release()
             window.release()
             return pipeline.interrupted_result(call)
         task = asyncio.current_task()
         assert task is not None
-        self._running[i] = (task, time.perf_counter(), lease)
+        self._running[i] = _Slot(task, time.perf_counter(), budget, window)
         self.emit(ToolRunningEvent(tool_call_id=call.id, tool_name=call.name))
         context = ToolContext(
             tool_call_id=call.id,
@@ -212,14 +231,11 @@ class _Batch:
             writer=self.env.writer,
             subagent=self.env.subagent,
         )
-        try:
-            return await pipeline.execute(prepared, signal, context)
-        finally:
-            lease.release()
-            window.release()
+        # Slots are given back in `_finished`, so `tool_settled` precedes the next `tool_running`.
+        return await pipeline.execute(prepared, signal, context)
 
     def _finished(self, i: int, task: asyncio.Task[CallResult | None]) -> None:
-        ran = self._running.pop(i, None) is not None
+        slot = self._running.pop(i, None)
         call = self.calls[i]
         if self.results[i] is not None:  # abandoned at the grace deadline
             if not task.cancelled() and task.exception() is None:
@@ -234,7 +250,7 @@ class _Batch:
             result = pipeline.error_result(call, f"Error: tool {call.name} threw: {exc}")
         else:
             result = task.result() or pipeline.interrupted_result(call)
-        if ran:
+        if slot is not None:
             self.emit(
                 ToolSettledEvent(
                     tool_call_id=call.id,
@@ -244,6 +260,8 @@ class _Batch:
                 )
             )
         self._set(i, result)
+        if slot is not None:
+            slot.release()
         self._one_done()
 
     def _one_done(self) -> None:
@@ -260,10 +278,10 @@ class _Batch:
     def _expire(self) -> None:
         now = time.perf_counter()
         running, self._running = self._running, {}
-        for i, (task, started, lease) in running.items():
+        for i, slot in running.items():
             call = self.calls[i]
             result = pipeline.abandoned_result(call, self.env.grace_seconds)
-            result.duration_ms = (now - started) * 1000.0
+            result.duration_ms = (now - slot.started) * 1000.0
             self.emit(
                 ToolSettledEvent(
                     tool_call_id=call.id,
@@ -272,10 +290,10 @@ class _Batch:
                     duration_ms=result.duration_ms,
                 )
             )
-            lease.release()  # the process budget moves on; the window dies with the chunk
+            slot.release()  # the process budget moves on without the abandoned call
             self._set(i, result)
             log.warning("tool call %s (%s) abandoned after the grace period", call.id, call.name)
-            task.cancel()  # beyond the seed: also try to stop the abandoned work
+            slot.task.cancel()  # beyond the seed: also try to stop the abandoned work
             self._one_done()
 
 

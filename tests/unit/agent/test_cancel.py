@@ -1,0 +1,161 @@
+"""Cancellation and grace (spec §5): one shared deadline after a cancel, abandoned results,
+dropped late results, and no timer at all without a cancel. Grace is injected short (0.3 s)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import pytest
+from agent_fakes import CWD, BashTool, Board, ReadTool, Recorder, call
+
+from ink_ls.agent.budget import ConcurrencyBudget
+from ink_ls.agent.messages import TextBlock
+from ink_ls.agent.pipeline import CallResult
+from ink_ls.agent.scheduler import BatchEnv, run_batch
+from ink_ls.agent.signal import CancelController, CancelSignal
+from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
+
+GRACE = 0.3
+ABANDONED = (
+    "Tool {} did not respond to the interrupt within 0.3s — result abandoned;"
+    " the underlying process may still be running."
+)
+
+
+def make_env(board: Board, rec: Recorder, **kw: object) -> BatchEnv:
+    tools = ToolRegistry([ReadTool(board), BashTool(board)])
+    return BatchEnv(tools=tools, cwd=CWD, on_event=rec, grace_seconds=GRACE, **kw)  # type: ignore[arg-type]
+
+
+def texts(results: list[CallResult]) -> list[str]:
+    return [r.content[0].text for r in results if isinstance(r.content[0], TextBlock)]
+
+
+async def test_a_hung_call_is_abandoned_at_the_deadline_and_not_before() -> None:
+    board, rec = Board(ignore_cancel={"h"}), Recorder()
+    ctrl = CancelController()
+    task = asyncio.ensure_future(
+        run_batch([call("bash", "h"), call("bash", "next")], make_env(board, rec), ctrl.signal)
+    )
+    await board.wait_started("h")
+    cancelled_at = time.monotonic()
+    ctrl.cancel("stop")
+    done, _ = await asyncio.wait({task}, timeout=GRACE * 0.9)
+    assert not done, "nothing may happen before the grace deadline"
+    assert rec.of("tool_end") == []
+    results = await asyncio.wait_for(task, 5)
+    elapsed = time.monotonic() - cancelled_at
+    assert GRACE * 0.9 <= elapsed < GRACE + 0.25
+    assert texts(results) == [ABANDONED.format("bash"), "(interrupted before this tool ran)"]
+    assert all(r.is_error for r in results)
+    assert rec.of("tool_settled") == ["bash-h"]
+    assert rec.of("tool_end") == ["bash-h", "bash-next"]
+    # Beyond the seed: the abandoned work is also asyncio-cancelled.
+    await asyncio.sleep(0)
+    assert "asyncio-cancelled:h" in board.log
+
+
+async def test_without_a_cancel_no_grace_timer_cuts_a_long_tool() -> None:
+    class Slow(Tool[ToolParams]):
+        name = "slow"
+        description = "takes longer than the grace period"
+        params_model = ToolParams
+
+        async def execute(
+            self, args: ToolParams, signal: CancelSignal, context: ToolContext
+        ) -> ToolResult:
+            await asyncio.sleep(GRACE * 2)  # the tool's own work, not a test wait
+            return ToolResult(output="finished")
+
+    rec = Recorder()
+    env = BatchEnv(tools=ToolRegistry([Slow()]), cwd=CWD, on_event=rec, grace_seconds=GRACE / 3)
+    results = await run_batch([call("slow", id="s1", raw="{}")], env)
+    assert texts(results) == ["finished"] and not results[0].is_error
+    assert results[0].duration_ms is not None and results[0].duration_ms >= GRACE * 2 * 1000 * 0.9
+
+
+async def test_in_a_mixed_batch_only_the_hung_call_is_abandoned() -> None:
+    board, rec = Board(ignore_cancel={"b"}), Recorder()
+    ctrl = CancelController()
+    calls = [call("read", k) for k in "abcdefg"]  # f, g wait for a slot
+    task = asyncio.ensure_future(run_batch(calls, make_env(board, rec), ctrl.signal))
+    await board.wait_started(*"abcde")
+    board.release("c")
+    await board.wait_started("f")
+    ctrl.cancel("stop")
+    results = await asyncio.wait_for(task, 5)
+    assert texts(results) == [
+        "stopped a",
+        ABANDONED.format("read"),
+        "read c",
+        "stopped d",
+        "stopped e",
+        "stopped f",
+        "(interrupted before this tool ran)",
+    ]
+    assert rec.of("tool_end") == [c.id for c in calls]
+    settled = rec.of("tool_settled")
+    assert settled[-1] == "read-b" and sorted(settled) == sorted(f"read-{k}" for k in "abcdef")
+
+
+async def test_two_hung_calls_share_one_deadline() -> None:
+    board, rec = Board(ignore_cancel={"x", "y"}), Recorder()
+    ctrl = CancelController()
+    task = asyncio.ensure_future(
+        run_batch([call("read", "x"), call("read", "y")], make_env(board, rec), ctrl.signal)
+    )
+    await board.wait_started("x", "y")
+    t0 = time.monotonic()
+    ctrl.cancel()
+    results = await asyncio.wait_for(task, 5)
+    assert time.monotonic() - t0 < GRACE * 1.5  # one shared 0.3 s, not 0.3 s each
+    assert texts(results) == [ABANDONED.format("read")] * 2
+
+
+async def test_a_late_real_result_is_dropped_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    late = asyncio.Event()
+    board, rec = Board(ignore_cancel={"h"}, late={"h": late}), Recorder()
+    ctrl = CancelController()
+    task = asyncio.ensure_future(run_batch([call("read", "h")], make_env(board, rec), ctrl.signal))
+    await board.wait_started("h")
+    ctrl.cancel()
+    results = await asyncio.wait_for(task, 5)
+    assert texts(results) == [ABANDONED.format("read")]
+    with caplog.at_level(logging.WARNING, logger="ink_ls.agent.scheduler"):
+        late.set()
+        for _ in range(10):
+            await asyncio.sleep(0)
+    assert "late:h" in board.log
+    assert any(
+        "late result of abandoned tool call read-h" in r.getMessage() for r in caplog.records
+    )
+    assert texts(results) == [ABANDONED.format("read")]
+    assert rec.of("tool_end") == ["read-h"]  # never delivered twice
+
+
+async def test_the_process_budget_slot_of_an_abandoned_call_is_given_back() -> None:
+    board, rec = Board(ignore_cancel={"h"}), Recorder()
+    budget = ConcurrencyBudget(1)
+    ctrl = CancelController()
+    task = asyncio.ensure_future(
+        run_batch([call("read", "h")], make_env(board, rec, budget=budget), ctrl.signal)
+    )
+    await board.wait_started("h")
+    assert budget.in_use == 1
+    ctrl.cancel()
+    await asyncio.wait_for(task, 5)
+    assert budget.in_use == 0
+
+
+async def test_a_tool_that_obeys_the_signal_ends_the_batch_without_waiting_for_grace() -> None:
+    board, rec = Board(), Recorder()
+    ctrl = CancelController()
+    env = make_env(board, rec)
+    env.grace_seconds = 30.0
+    task = asyncio.ensure_future(run_batch([call("bash", "a")], env, ctrl.signal))
+    await board.wait_started("a")
+    ctrl.cancel()
+    results = await asyncio.wait_for(task, 2)
+    assert texts(results) == ["stopped a"]
