@@ -1,0 +1,1 @@
+"""Persisted sessions: one JSONL file per session, appended as messages enter history."""

@@ -1,0 +1,282 @@
+"""Session storage: a JSONL file per session under the state directory, append-only.
+
+Line 1 is a header (`{"type": "session", …}`); every other line is one history message as it
+entered history. Loading repairs what a killed process leaves behind (a torn last line, tool
+calls without results) so the next model request is valid. Knows nothing about the loop.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from ink_ls.agent.messages import (
+    AssistantMessage,
+    Message,
+    TextBlock,
+    ToolResultEntry,
+    ToolResultMessage,
+    UserMessage,
+    text_of,
+)
+from ink_ls.config import state_dir
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED = "(interrupted: the previous run ended before this tool returned a result)"
+"""The synthesized result for a tool call that a killed run left without one."""
+FORMAT_VERSION = 1
+TITLE_CHARS = 80
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+class SessionError(Exception):
+    """Root of session-storage errors; messages are whole sentences for the user."""
+
+
+class SessionNotFoundError(SessionError):
+    """No stored session has that id."""
+
+
+class SessionExistsError(SessionError):
+    """`create` was given the id of a stored session."""
+
+
+class InvalidSessionIdError(SessionError, ValueError):
+    """An id that could escape the sessions directory or is not a plain name."""
+
+
+def validate_session_id(session_id: str) -> str:
+    """`session_id` when it is 1–128 letters, digits, `.`, `_`, `-` (not starting with those
+    symbols); else `InvalidSessionIdError`. Keeps ids from naming paths outside the store."""
+    if not _ID.fullmatch(session_id):
+        shown = session_id if len(session_id) <= 40 else session_id[:40] + "…"
+        raise InvalidSessionIdError(
+            f"invalid session id {json.dumps(shown)}: use 1-128 letters, digits, '.', '_' or "
+            "'-', starting with a letter or digit"
+        )
+    return session_id
+
+
+def new_session_id() -> str:
+    """A fresh, sortable id such as `s-20261129-220501-3f2a`."""
+    return f"s-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _parse_time(value: Any, fallback: datetime) -> datetime:
+    if isinstance(value, str):
+        try:
+            return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        except ValueError:
+            pass
+    return fallback
+
+
+def title_of(text: str) -> str:
+    """The first non-empty line of a prompt, cut at 80 characters."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str
+    """The first line of the first prompt (cut at 80 characters); "" before any prompt."""
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+    cwd: str | None = None
+    """The workspace root the session was created for, when known."""
+
+
+class Session:
+    """One session's history. `append` persists a message before it returns.
+
+    `append` also adds the message to `messages`; give an agent a copy
+    (`list(session.messages)`) as its starting history so nothing is counted twice.
+    """
+
+    def __init__(
+        self, session_id: str, path: Path, messages: list[Message], *,
+        created_at: datetime, cwd: str | None,
+    ) -> None:
+        self.id = session_id
+        self.path = path
+        self.messages = messages
+        self.created_at = created_at
+        self.cwd = cwd
+
+    def append(self, message: Message) -> None:
+        """Write `message` as one JSONL line (flushed and closed before returning)."""
+        record = {"type": "message", "at": _now(),
+                  "message": message.model_dump(mode="json", by_alias=True)}
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(line)
+        self.messages.append(message)
+
+    @property
+    def title(self) -> str:
+        first = next((m for m in self.messages if isinstance(m, UserMessage)), None)
+        return title_of(text_of(first.content)) if first else ""
+
+
+class SessionStore:
+    """The sessions under one directory (default `state_dir()/sessions`)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root if root is not None else state_dir() / "sessions"
+
+    def _path(self, session_id: str) -> Path:
+        return self.root / f"{validate_session_id(session_id)}.jsonl"
+
+    def exists(self, session_id: str) -> bool:
+        return self._path(session_id).is_file()
+
+    def create(self, session_id: str | None = None, *, cwd: Path | None = None) -> Session:
+        """A new, empty session (its file holds only the header). `SessionExistsError` if
+        the id is taken."""
+        sid = session_id if session_id is not None else new_session_id()
+        path = self._path(sid)
+        self.root.mkdir(parents=True, exist_ok=True)
+        cwd_text = str(cwd) if cwd is not None else None
+        created = _now()
+        header = {"type": "session", "version": FORMAT_VERSION, "id": sid, "created": created,
+                  "cwd": cwd_text}
+        try:
+            with open(path, "x", encoding="utf-8") as fh:
+                fh.write(json.dumps(header, ensure_ascii=False) + "\n")
+        except FileExistsError:
+            raise SessionExistsError(f'a session named "{sid}" already exists') from None
+        return Session(sid, path, [], created_at=_parse_time(created, datetime.now(UTC)),
+                       cwd=cwd_text)
+
+    def open(self, session_id: str) -> Session:
+        """Load a stored session, repairing a torn last line and closing dangling tool calls
+        with an error result each. `SessionNotFoundError` when there is no such session."""
+        path = self._path(session_id)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise SessionNotFoundError(
+                f'no session "{session_id}" in {self.root}; `ink-ls sessions` lists them'
+            ) from None
+        if raw and not raw.endswith(b"\n"):
+            # the process died mid-write: drop the partial line so appends start clean
+            keep = raw.rfind(b"\n") + 1
+            log.warning("session %s: dropping a partial last line (%d bytes)",
+                        session_id, len(raw) - keep)
+            with open(path, "r+b") as fh:
+                fh.truncate(keep)
+            raw = raw[:keep]
+        header: dict[str, Any] = {}
+        messages: list[Message] = []
+        for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                kind = record.get("type")
+                if kind == "session":
+                    header = record
+                elif kind == "message":
+                    messages.append(_MESSAGE.validate_python(record["message"]))
+            except (ValueError, KeyError, AttributeError, ValidationError) as exc:
+                raise SessionError(
+                    f'session "{session_id}" is damaged at line {number} of {path} '
+                    f"({type(exc).__name__})"
+                ) from None
+        mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        session = Session(session_id, path, messages,
+                          created_at=_parse_time(header.get("created"), mtime),
+                          cwd=header.get("cwd"))
+        _close_dangling_calls(session)
+        return session
+
+    def open_or_create(self, session_id: str, *, cwd: Path | None = None) -> Session:
+        """`open(session_id)`, or a new session under that id when none is stored."""
+        try:
+            return self.open(session_id)
+        except SessionNotFoundError:
+            return self.create(session_id, cwd=cwd)
+
+    def list(self) -> list[SessionInfo]:
+        """Every stored session, most recently updated first. Damaged files are skipped."""
+        if not self.root.is_dir():
+            return []
+        infos = []
+        for path in self.root.glob("*.jsonl"):
+            if not _ID.fullmatch(path.stem):
+                continue
+            try:
+                infos.append(_info(path))
+            except (OSError, ValueError) as exc:
+                log.warning("skipping unreadable session file %s: %s", path, exc)
+        return sorted(infos, key=lambda i: (i.updated_at, i.id), reverse=True)
+
+    def delete(self, session_id: str) -> None:
+        """Delete a stored session. `SessionNotFoundError` when there is no such session."""
+        try:
+            self._path(session_id).unlink()
+        except FileNotFoundError:
+            raise SessionNotFoundError(f'no session "{session_id}" in {self.root}') from None
+
+
+def _close_dangling_calls(session: Session) -> None:
+    """Give every tool call of a trailing assistant message a result (persisted)."""
+    if not session.messages:
+        return
+    last = session.messages[-1]
+    if not isinstance(last, AssistantMessage) or not last.tool_calls:
+        return
+    session.append(ToolResultMessage(results=[
+        ToolResultEntry(tool_call_id=call.id, tool_name=call.name,
+                        content=[TextBlock(text=INTERRUPTED)], is_error=True)
+        for call in last.tool_calls
+    ]))
+    log.info("session %s: closed %d tool call(s) left without a result",
+             session.id, len(last.tool_calls))
+
+
+def _info(path: Path) -> SessionInfo:
+    """Summary of one session file without validating every message."""
+    mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    created = updated = mtime
+    title = ""
+    count = 0
+    cwd = None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a torn last line; `open` repairs it
+            if not isinstance(record, dict):
+                continue
+            if record.get("type") == "session":
+                created = updated = _parse_time(record.get("created"), mtime)
+                cwd = record.get("cwd")
+            elif record.get("type") == "message":
+                count += 1
+                updated = _parse_time(record.get("at"), updated)
+                message = record.get("message") or {}
+                if not title and message.get("role") == "user":
+                    texts = [b.get("text", "") for b in message.get("content", [])
+                             if isinstance(b, dict) and b.get("type") == "text"]
+                    title = title_of("".join(texts))
+    return SessionInfo(id=path.stem, title=title, created_at=created, updated_at=updated,
+                       message_count=count, cwd=cwd)

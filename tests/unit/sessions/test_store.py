@@ -1,0 +1,154 @@
+"""Session files: append as messages enter history, reload, repair after a kill, list, delete."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ink_ls.agent.messages import (
+    AssistantMessage,
+    ImageBlock,
+    TextBlock,
+    ToolCall,
+    ToolResultEntry,
+    ToolResultMessage,
+    UserMessage,
+    user_text,
+)
+from ink_ls.sessions.store import (
+    INTERRUPTED,
+    InvalidSessionIdError,
+    SessionError,
+    SessionExistsError,
+    SessionNotFoundError,
+    SessionStore,
+    new_session_id,
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    return SessionStore(tmp_path / "sessions")
+
+
+def tool_turn() -> AssistantMessage:
+    return AssistantMessage(
+        text="Checking.",
+        tool_calls=[ToolCall(id="c1", name="bash", arguments='{"command": "sleep 30"}'),
+                    ToolCall(id="c2", name="read", arguments='{"path": "a"}')],
+        stop_reason="tool_use",
+    )
+
+
+def test_messages_round_trip_through_the_file(store: SessionStore, tmp_path: Path) -> None:
+    session = store.create("s-1", cwd=tmp_path)
+    history = [
+        UserMessage(content=[TextBlock(text="look"),
+                             ImageBlock(data="AAAA", mime_type="image/png")]),
+        tool_turn(),
+        ToolResultMessage(results=[
+            ToolResultEntry(tool_call_id="c1", tool_name="bash", content=[TextBlock(text="ok")]),
+            ToolResultEntry(tool_call_id="c2", tool_name="read", content=[TextBlock(text="x")],
+                            is_error=True)]),
+        AssistantMessage(text="Done."),
+    ]
+    for m in history:
+        session.append(m)
+        # flushed before append returns: another reader sees it at once
+        last = session.path.read_text().splitlines()[-1]
+        assert json.loads(last)["message"] == m.model_dump(mode="json", by_alias=True)
+    assert session.messages == history
+    lines = (tmp_path / "sessions" / "s-1.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["type"] == "session"
+    assert json.loads(lines[1])["message"]["content"][1] == {
+        "type": "image", "data": "AAAA", "mimeType": "image/png"}
+    reopened = store.open("s-1")
+    assert reopened.messages == history and reopened.cwd == str(tmp_path)
+
+
+def test_dangling_tool_calls_get_a_synthesized_result_that_is_persisted(
+    store: SessionStore,
+) -> None:
+    session = store.create("s-1")
+    session.append(user_text("run it"))
+    session.append(tool_turn())  # killed while the tools ran
+    repaired = store.open("s-1")
+    assert repaired.messages[-1] == ToolResultMessage(results=[
+        ToolResultEntry(tool_call_id="c1", tool_name="bash",
+                        content=[TextBlock(text=INTERRUPTED)], is_error=True),
+        ToolResultEntry(tool_call_id="c2", tool_name="read",
+                        content=[TextBlock(text=INTERRUPTED)], is_error=True),
+    ])
+    assert INTERRUPTED == (
+        "(interrupted: the previous run ended before this tool returned a result)")
+    again = store.open("s-1")  # the repair is on disk: no second synthesized message
+    assert again.messages == repaired.messages and len(again.messages) == 3
+
+
+def test_a_torn_last_line_is_dropped_and_appends_continue_cleanly(store: SessionStore) -> None:
+    session = store.create("s-1")
+    session.append(user_text("hello"))
+    with open(session.path, "a") as fh:
+        fh.write('{"type":"message","at":"2026-01-01T00:00:00Z","message":{"role":"assis')
+    reopened = store.open("s-1")
+    assert reopened.messages == [user_text("hello")]
+    reopened.append(AssistantMessage(text="hi"))
+    assert store.open("s-1").messages == [user_text("hello"), AssistantMessage(text="hi")]
+
+
+def test_damage_before_the_last_line_is_an_error_naming_the_line(store: SessionStore) -> None:
+    session = store.create("s-1")
+    with open(session.path, "a") as fh:
+        fh.write("not json\n")
+    session.append(user_text("after"))
+    with pytest.raises(SessionError, match=r'^session "s-1" is damaged at line 2 of '):
+        store.open("s-1")
+
+
+def test_unknown_and_invalid_ids(store: SessionStore) -> None:
+    with pytest.raises(SessionNotFoundError) as info:
+        store.open("nope")
+    assert str(info.value) == f'no session "nope" in {store.root}; `ink-ls sessions` lists them'
+    for bad in ["../etc/passwd", "a/b", ".hidden", "", "x" * 129, "a b", "..", "/abs"]:
+        with pytest.raises(InvalidSessionIdError):
+            store.open(bad)
+        with pytest.raises(InvalidSessionIdError):
+            store.create(bad)
+    assert not (store.root.parent / "etc").exists()
+
+
+def test_create_refuses_a_taken_id_and_open_or_create_continues(store: SessionStore) -> None:
+    first = store.open_or_create("mine")
+    first.append(user_text("one"))
+    with pytest.raises(SessionExistsError):
+        store.create("mine")
+    assert store.open_or_create("mine").messages == [user_text("one")]
+    fresh = store.create()
+    assert fresh.id.startswith("s-") and fresh.id != new_session_id()
+
+
+def test_list_and_delete(store: SessionStore) -> None:
+    assert store.list() == []
+    a = store.create("a")
+    a.append(user_text("\n  first line of the prompt\nsecond line"))
+    a.append(AssistantMessage(text="ok"))
+    b = store.create("b")
+    b.append(user_text("y" * 100))
+    infos = {i.id: i for i in store.list()}
+    assert set(infos) == {"a", "b"}
+    assert (infos["a"].title, infos["a"].message_count) == ("first line of the prompt", 2)
+    assert infos["b"].title == "y" * 79 + "…"
+    assert infos["a"].updated_at >= infos["a"].created_at
+    store.delete("a")
+    assert [i.id for i in store.list()] == ["b"]
+    with pytest.raises(SessionNotFoundError):
+        store.delete("a")
+
+
+def test_default_root_follows_ink_state_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INK_STATE_DIR", str(tmp_path / "state"))
+    assert SessionStore().root == tmp_path / "state" / "sessions"
