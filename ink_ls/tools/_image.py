@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from PIL import ExifTags, Image, ImageOps
 
+from ink_ls.tools._truncate import format_size
+
 MAX_SIDE = 2000
 MAX_BASE64 = int(4.5 * 1024 * 1024)
 # Quality and scale steps tried, in order, when a re-encoded image is still too big.
@@ -58,7 +60,7 @@ def _encode(img: Image.Image, fmt: str, quality: int) -> bytes:
     if fmt == "JPEG":
         img.convert("RGB").save(buf, "JPEG", quality=quality, optimize=True)
     else:
-        img.save(buf, "PNG", optimize=quality < 85)
+        img.save(buf, "PNG")
     return buf.getvalue()
 
 
@@ -103,12 +105,12 @@ def fit_image(
         size = (max(1, round(w * base * scale)), max(1, round(h * base * scale)))
         scaled = img if size == img.size else img.resize(size, Image.Resampling.LANCZOS)
         for fmt in formats:
-            for quality in _QUALITIES if fmt == "JPEG" else (85, 40):
+            for quality in _QUALITIES if fmt == "JPEG" else (85,):
                 out = _encode(scaled, fmt, quality)
                 if _b64_len(len(out)) <= max_base64:
                     mime = "image/jpeg" if fmt == "JPEG" else "image/png"
                     b64 = base64.b64encode(out).decode("ascii")
                     return FittedImage(b64, mime, size[0], size[1], ow, oh)
     raise ImageFitError(
-        f"even at {size[0]}x{size[1]} it is over the {max_base64 / 1024 / 1024:.1f}MB limit"
+        f"even at {size[0]}x{size[1]} it is over the {format_size(max_base64)} limit"
     )
