@@ -1,0 +1,132 @@
+/**
+ * Approval state without UI: the queue of edit reviews (one shown at a time, answered by the
+ * Accept / Reject commands) and the mapping of the server's command-approval request to a
+ * dialog. Pure: no `vscode` import; review.ts and client.ts put these on screen.
+ */
+
+/** The user's answer to one edit review. */
+export type ReviewOutcome = { accepted: true } | { accepted: false; reason: string };
+
+export const REJECTED_REASON = 'the user rejected this edit in the diff view';
+export const SUPERSEDED_REASON = 'the edit review was closed before the user answered';
+
+interface PendingReview<T> {
+  id: number;
+  item: T;
+  resolve: (outcome: ReviewOutcome) => void;
+}
+
+/**
+ * A first-in first-out queue of reviews. The head is the review on screen; answering it
+ * resolves its promise and makes the next one current. Listeners hear every change of head.
+ */
+export class ReviewQueue<T> {
+  private readonly pending: PendingReview<T>[] = [];
+  private readonly listeners = new Set<(current: { id: number; item: T } | undefined) => void>();
+  private nextId = 1;
+
+  /** Adds a review; the promise settles when the user (or `rejectAll`) answers it. */
+  enqueue(item: T): { id: number; outcome: Promise<ReviewOutcome> } {
+    const id = this.nextId++;
+    let resolve!: (outcome: ReviewOutcome) => void;
+    const outcome = new Promise<ReviewOutcome>((r) => {
+      resolve = r;
+    });
+    this.pending.push({ id, item, resolve });
+    if (this.pending.length === 1) {
+      this.emit();
+    }
+    return { id, outcome };
+  }
+
+  /** The review on screen, if any. */
+  get current(): { id: number; item: T } | undefined {
+    const head = this.pending[0];
+    return head === undefined ? undefined : { id: head.id, item: head.item };
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /** Accepts the current review (or the one with `id`); false when there is none. */
+  accept(id?: number): boolean {
+    return this.settle(id, { accepted: true });
+  }
+
+  /** Rejects the current review (or the one with `id`) with `reason`; false when there is none. */
+  reject(reason: string = REJECTED_REASON, id?: number): boolean {
+    return this.settle(id, { accepted: false, reason });
+  }
+
+  /** Rejects every pending review, e.g. when the server stops. */
+  rejectAll(reason: string): void {
+    while (this.pending.length > 0) {
+      this.settle(undefined, { accepted: false, reason });
+    }
+  }
+
+  /** Calls `listener` whenever the current review changes (undefined: none left). */
+  onDidChangeCurrent(listener: (current: { id: number; item: T } | undefined) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private settle(id: number | undefined, outcome: ReviewOutcome): boolean {
+    const index = id === undefined ? 0 : this.pending.findIndex((p) => p.id === id);
+    const review = this.pending[index];
+    if (review === undefined) {
+      return false;
+    }
+    this.pending.splice(index, 1);
+    review.resolve(outcome);
+    if (index === 0) {
+      this.emit();
+    }
+    return true;
+  }
+
+  private emit(): void {
+    const current = this.current;
+    for (const listener of [...this.listeners]) {
+      listener(current);
+    }
+  }
+}
+
+/** An action of `window/showMessageRequest` (ink-ls adds an `optionId`). */
+export interface ApprovalAction {
+  title: string;
+}
+
+/** How a `window/showMessageRequest` is shown as a modal dialog. */
+export interface DialogSpec {
+  severity: 'error' | 'warning' | 'info';
+  /** The dialog's headline (the message's first line). */
+  message: string;
+  /** The rest of the message (e.g. the command), shown under the headline; undefined if none. */
+  detail: string | undefined;
+}
+
+/**
+ * Splits a server message such as `Ink wants to run a command:\nnpm test` into the dialog's
+ * headline and detail, and maps the LSP message type (1 error, 2 warning, else info).
+ */
+export function dialogFor(type: number, message: string): DialogSpec {
+  const newline = message.indexOf('\n');
+  const headline = newline < 0 ? message : message.slice(0, newline);
+  const rest = newline < 0 ? '' : message.slice(newline + 1).trim();
+  const severity = type === 1 ? 'error' : type === 2 ? 'warning' : 'info';
+  return { severity, message: headline, detail: rest === '' ? undefined : rest };
+}
+
+/**
+ * The answer to send back: the action object the server offered (so its `optionId` goes back
+ * unchanged), or null when the dialog was dismissed (the server reads that as a rejection).
+ */
+export function answerFor<A extends ApprovalAction>(actions: readonly A[], chosenTitle: string | undefined): A | null {
+  if (chosenTitle === undefined) {
+    return null;
+  }
+  return actions.find((a) => a.title === chosenTitle) ?? null;
+}

@@ -1,0 +1,103 @@
+/**
+ * The language client for ink-ls: how the server is started (`<ink.serverPath> --stdio`), what
+ * this client announces (`experimental.ink.reviewsApplyEdit`), the settings it sends, and the
+ * hooks for the server's requests (edit review, modal command approval) and notifications
+ * (`ink/session/update`). No commands and no turn logic: see session.ts.
+ */
+
+import * as vscode from 'vscode';
+import {
+  type ClientCapabilities,
+  DidChangeConfigurationNotification,
+  type FeatureState,
+  LanguageClient,
+  type LanguageClientOptions,
+  type MessageActionItem,
+  type ServerOptions,
+  ShowMessageRequest,
+  type ShowMessageRequestParams,
+  type StaticFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+
+import { answerFor, dialogFor } from './approval';
+import { serverCommand } from './options';
+import { type ClientInkCapabilities, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
+import type { EditReviewer } from './review';
+import { readInkSettings, readRawSettings } from './settings';
+
+export const CLIENT_ID = 'ink';
+export const CLIENT_NAME = 'Ink';
+
+/** Announces `capabilities.experimental.ink`: this client reviews every edit itself. */
+class InkCapabilitiesFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const ink: ClientInkCapabilities = { reviewsApplyEdit: true };
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, ink };
+  }
+
+  initialize(): void {}
+
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+
+  clear(): void {}
+}
+
+export interface ClientHooks {
+  reviewer: EditReviewer;
+  onUpdate: (params: SessionUpdateParams) => void;
+  outputChannel: vscode.LogOutputChannel;
+}
+
+/** Builds (does not start) the client for the current settings. */
+export function createClient(hooks: ClientHooks): LanguageClient {
+  const serverOptions: ServerOptions = {
+    command: serverCommand(readRawSettings()),
+    // TransportKind.stdio makes the client append `--stdio` to the arguments.
+    transport: TransportKind.stdio,
+    options: { env: process.env },
+  };
+  const clientOptions: LanguageClientOptions = {
+    // Open files are synced so the agent reads unsaved buffers, as the user sees them.
+    documentSelector: [{ scheme: 'file' }],
+    initializationOptions: () => ({ ink: readInkSettings() }),
+    outputChannel: hooks.outputChannel,
+    middleware: {
+      workspace: {
+        handleApplyEdit: (params, next) => hooks.reviewer.review(params, next),
+      },
+    },
+  };
+  const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  client.registerFeature(new InkCapabilitiesFeature());
+  // Registered before start, so it replaces the client's default (a toast) for this request.
+  client.onRequest(ShowMessageRequest.type, showApprovalDialog);
+  client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
+  return client;
+}
+
+/**
+ * `window/showMessageRequest` as a modal dialog: command approval must not be a toast that
+ * slides into the notification centre. Dismissing it answers null (a rejection).
+ */
+async function showApprovalDialog(params: ShowMessageRequestParams): Promise<MessageActionItem | null> {
+  const actions: MessageActionItem[] = params.actions ?? [];
+  const spec = dialogFor(params.type, params.message);
+  const show =
+    spec.severity === 'error'
+      ? vscode.window.showErrorMessage
+      : spec.severity === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
+  const titles = actions.map((a) => a.title);
+  const chosen = await show(spec.message, { modal: true, detail: spec.detail }, ...titles);
+  return answerFor(actions, chosen);
+}
+
+/** Sends the current settings to a running server (`workspace/didChangeConfiguration`). */
+export async function sendSettings(client: LanguageClient): Promise<void> {
+  await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { ink: readInkSettings() } });
+}

@@ -1,0 +1,115 @@
+/**
+ * Entry point: wires output channels, the edit reviewer, the language client and the commands
+ * together. No logic of its own; every disposable goes into `context.subscriptions`.
+ */
+
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+
+import { createClient, sendSettings } from './client';
+import { EditReviewer } from './review';
+import { InkSession } from './session';
+import { SECTION } from './settings';
+
+let client: LanguageClient | undefined;
+let starting: Promise<LanguageClient> | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = vscode.window.createOutputChannel('Ink Server', { log: true });
+  const transcriptChannel = vscode.window.createOutputChannel('Ink');
+  const reviewer = new EditReviewer((line) => log.appendLine(line));
+  context.subscriptions.push(log, transcriptChannel, reviewer);
+
+  const getClient = (): Promise<LanguageClient> => {
+    if (starting === undefined) {
+      const c = createClient({ reviewer, outputChannel: log, onUpdate: (p) => session.onUpdate(p) });
+      starting = c.start().then(
+        () => (client = c),
+        (err: unknown) => {
+          starting = undefined;
+          throw err;
+        },
+      );
+    }
+    return starting;
+  };
+  const stopClient = async (): Promise<void> => {
+    const c = client;
+    client = undefined;
+    starting = undefined;
+    reviewer.rejectAll();
+    if (c !== undefined) {
+      await c.stop();
+    }
+  };
+  const session = new InkSession(getClient, transcriptChannel);
+
+  const command = (id: string, run: () => unknown): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, run));
+  };
+  command('ink.ask', async () => {
+    const editor = vscode.window.activeTextEditor;
+    const prompt = await vscode.window.showInputBox({
+      title: 'Ink: Ask',
+      prompt: editor === undefined ? 'Ask Ink' : `Ask Ink (about ${vscode.workspace.asRelativePath(editor.document.uri)})`,
+      placeHolder: 'e.g. read README.md and tell me how to start the project',
+      ignoreFocusOut: true,
+    });
+    if (prompt !== undefined && prompt.trim() !== '') {
+      await session.ask(prompt, { document: editor?.document, selection: editor?.selection });
+    }
+  });
+  command('ink.askSelection', async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined || editor.selection.isEmpty) {
+      void vscode.window.showInformationMessage('Ink: select some text first.');
+      return;
+    }
+    const prompt = await vscode.window.showInputBox({
+      title: 'Ink: Ask About Selection',
+      placeHolder: 'e.g. explain this code',
+      ignoreFocusOut: true,
+    });
+    if (prompt !== undefined && prompt.trim() !== '') {
+      await session.ask(prompt, { document: editor.document, selection: editor.selection });
+    }
+  });
+  command('ink.cancel', async () => {
+    if (!(await session.cancel())) {
+      void vscode.window.showInformationMessage('Ink: nothing is running.');
+    }
+  });
+  command('ink.newSession', () => {
+    if (!session.newSession()) {
+      void vscode.window.showWarningMessage('Ink: cancel the running question before starting a new session.');
+    }
+  });
+  command('ink.showLog', () => log.show(true));
+  command('ink.showTranscript', () => transcriptChannel.show(true));
+  command('ink.acceptEdit', () => reviewer.accept());
+  command('ink.rejectEdit', () => reviewer.reject());
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration(`${SECTION}.serverPath`)) {
+        const wasRunning = client !== undefined;
+        await stopClient();
+        if (wasRunning) {
+          await getClient();
+        }
+      } else if (e.affectsConfiguration(SECTION) && client !== undefined) {
+        await sendSettings(client);
+      }
+    }),
+    { dispose: () => void stopClient() },
+  );
+}
+
+export async function deactivate(): Promise<void> {
+  const c = client;
+  client = undefined;
+  starting = undefined;
+  if (c !== undefined) {
+    await c.stop();
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Turns the extension's flat settings (`ink.*` in package.json) into the server's
+ * `initializationOptions.ink` shape. Pure: no `vscode` import; reading the configuration
+ * happens in settings.ts. Empty strings mean "use the server's default" and are left out.
+ */
+
+import type { ApprovalMode, InkSettings } from './protocol';
+
+/** The `ink.*` settings as read from VS Code (see package.json `contributes.configuration`). */
+export interface RawSettings {
+  serverPath: string;
+  baseUrl: string;
+  model: string;
+  apiKeyEnv: string;
+  vision: boolean;
+  maxTokens: number | null;
+  approval: string;
+  approvalTimeoutSeconds: number;
+}
+
+export const DEFAULT_SERVER_PATH = 'ink-ls';
+
+const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly'];
+
+/** True when `value` is one of the approval modes the server knows. */
+export function isApprovalMode(value: string): value is ApprovalMode {
+  return (APPROVAL_MODES as readonly string[]).includes(value);
+}
+
+/**
+ * The server settings for `raw`. An unknown approval mode is passed through unchanged so the
+ * server names it in its one warning (it falls back to `ask`), rather than hiding the typo.
+ */
+export function toInkSettings(raw: RawSettings): InkSettings {
+  const model: InkSettings['model'] = {};
+  const baseUrl = raw.baseUrl.trim();
+  if (baseUrl !== '') {
+    model.baseUrl = baseUrl;
+  }
+  const name = raw.model.trim();
+  if (name !== '') {
+    model.model = name;
+  }
+  const apiKeyEnv = raw.apiKeyEnv.trim();
+  if (apiKeyEnv !== '') {
+    model.apiKeyEnv = apiKeyEnv;
+  }
+  if (raw.vision) {
+    model.vision = true;
+  }
+  if (raw.maxTokens !== null) {
+    model.maxTokens = raw.maxTokens;
+  }
+  const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
+  if (raw.approvalTimeoutSeconds !== 600) {
+    settings.approvalTimeoutSeconds = raw.approvalTimeoutSeconds;
+  }
+  return settings;
+}
+
+/** The command that starts the server: a configured path, else `ink-ls` from PATH. */
+export function serverCommand(raw: Pick<RawSettings, 'serverPath'>): string {
+  const path = raw.serverPath.trim();
+  return path === '' ? DEFAULT_SERVER_PATH : path;
+}

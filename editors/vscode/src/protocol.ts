@@ -1,0 +1,189 @@
+/**
+ * The ink-ls wire protocol as TypeScript: method names and payload shapes, mirroring
+ * `protocol.md` and `ink_ls/protocol/methods.py`. Types and constants only: no `vscode`
+ * import, no behaviour. Every other module takes its method names from here.
+ */
+
+export const PROTOCOL_VERSION = '0.1.0';
+
+// client → server requests
+export const SESSION_PROMPT = 'ink/session/prompt';
+export const SESSION_CANCEL = 'ink/session/cancel';
+export const SESSION_LIST = 'ink/session/list';
+export const SESSION_CLOSE = 'ink/session/close';
+export const TOOLS = 'ink/tools';
+
+// server → client notifications
+export const SESSION_UPDATE = 'ink/session/update';
+
+/** JSON-RPC app error codes (`InkErrorCode` in ink_ls/protocol/errors.py). */
+export const InkErrorCode = {
+  SessionNotFound: -32001,
+  SessionBusy: -32002,
+  ModelNotConfigured: -32003,
+  ShuttingDown: -32004,
+} as const;
+
+export type ApprovalMode = 'ask' | 'auto' | 'readonly';
+
+/** `initializationOptions.ink` and `settings.ink` of `workspace/didChangeConfiguration`. */
+export interface InkSettings {
+  model: {
+    baseUrl?: string;
+    model?: string;
+    apiKeyEnv?: string;
+    vision?: boolean;
+    maxTokens?: number;
+  };
+  approval: ApprovalMode;
+  approvalTimeoutSeconds?: number;
+}
+
+/** `capabilities.experimental.ink` announced by this client. */
+export interface ClientInkCapabilities {
+  reviewsApplyEdit: boolean;
+}
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface SessionPromptParams {
+  sessionId?: string;
+  prompt: string;
+  textDocument?: { uri: string };
+  range?: Range;
+  workDoneToken?: string | number;
+}
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'cancelled' | 'error';
+
+export interface SessionPromptResult {
+  sessionId: string;
+  turnId: string;
+  stopReason: StopReason;
+  text: string;
+  error?: string;
+}
+
+export interface SessionCancelParams {
+  sessionId: string;
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  running: boolean;
+}
+
+export interface SessionListResult {
+  sessions: SessionInfo[];
+}
+
+export interface SessionCloseParams {
+  sessionId: string;
+  delete?: boolean;
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  concurrencySafe: boolean;
+}
+
+export interface ToolsResult {
+  tools: ToolInfo[];
+}
+
+export type ToolKind = 'read' | 'edit' | 'search' | 'execute' | 'think' | 'other';
+export type ToolStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
+export type ToolPhase = 'running' | 'settled' | 'delivered';
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+}
+
+export interface ContentItem {
+  type: 'content';
+  content: TextContent | ImageContent;
+}
+
+export interface DiffItem {
+  type: 'diff';
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+export interface AgentMessageChunk {
+  sessionUpdate: 'agent_message_chunk';
+  content: TextContent;
+}
+
+export interface ToolCallRegistered {
+  sessionUpdate: 'tool_call';
+  toolCallId: string;
+  title: string;
+  kind: ToolKind;
+  status: 'pending';
+  rawInput: Record<string, unknown>;
+}
+
+export interface ToolCallUpdate {
+  sessionUpdate: 'tool_call_update';
+  toolCallId: string;
+  status: ToolStatus;
+  phase: ToolPhase;
+  durationMs?: number;
+  content?: (ContentItem | DiffItem)[];
+  rawOutput?: { isError: boolean; text: string; exitCode?: number };
+}
+
+export interface UsageUpdate {
+  sessionUpdate: 'usage_update';
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ErrorUpdate {
+  sessionUpdate: 'error';
+  message: string;
+}
+
+export interface TurnEndUpdate {
+  sessionUpdate: 'turn_end';
+  stopReason: StopReason;
+}
+
+export type SessionUpdate =
+  | AgentMessageChunk
+  | ToolCallRegistered
+  | ToolCallUpdate
+  | UsageUpdate
+  | ErrorUpdate
+  | TurnEndUpdate;
+
+export interface SessionUpdateParams {
+  sessionId: string;
+  turnId: string;
+  update: SessionUpdate;
+}
+
+/** The `optionId`s of the approval actions in `window/showMessageRequest`. */
+export type ApprovalOptionId = 'allow_once' | 'allow_always' | 'reject_once';

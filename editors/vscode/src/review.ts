@@ -1,0 +1,177 @@
+/**
+ * Edit approval on screen: each `workspace/applyEdit` from ink-ls opens `vscode.diff` between
+ * the file as it is and the proposed text (a read-only virtual document), with Accept / Reject
+ * in the editor title. Accept applies the edit through the language client's normal path (so
+ * undo works) and saves; Reject answers `applied: false` and changes nothing. The queue and the
+ * diff building live in approval.ts and edits.ts.
+ */
+
+import * as vscode from 'vscode';
+import {
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditRequest,
+  type ApplyWorkspaceEditResult,
+  CancellationToken,
+  ResponseError,
+} from 'vscode-languageclient';
+
+import { REJECTED_REASON, ReviewQueue, SUPERSEDED_REASON } from './approval';
+import { applyTextEdits, planEdit, summarizeChange, withoutConfirmation } from './edits';
+
+export const PROPOSED_SCHEME = 'ink-proposed';
+export const REVIEWING_CONTEXT = 'ink.reviewingEdit';
+
+/** One file of a review: the two sides of its diff. */
+interface ReviewFile {
+  fileUri: vscode.Uri;
+  left: vscode.Uri;
+  right: vscode.Uri;
+  summary: string;
+}
+
+interface Review {
+  label: string;
+  files: ReviewFile[];
+}
+
+type Next = ApplyWorkspaceEditRequest.HandlerSignature;
+
+/** Shows ink-ls's edits for approval; register it once and pass `review` as the middleware. */
+export class EditReviewer implements vscode.Disposable {
+  private readonly queue = new ReviewQueue<Review>();
+  private readonly contents = new Map<string, string>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
+  private counter = 0;
+
+  constructor(private readonly log: (line: string) => void) {
+    const provider: vscode.TextDocumentContentProvider = {
+      onDidChange: this.onDidChangeEmitter.event,
+      provideTextDocumentContent: (uri) => this.contents.get(uri.toString()) ?? '',
+    };
+    this.disposables.push(
+      this.onDidChangeEmitter,
+      vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, provider),
+      this.queue.onDidChangeCurrent((current) => {
+        void vscode.commands.executeCommand('setContext', REVIEWING_CONTEXT, current !== undefined);
+        if (current !== undefined) {
+          void this.show(current.item);
+        }
+      }),
+    );
+  }
+
+  /** `middleware.workspace.handleApplyEdit`: the user's answer is the result. */
+  readonly review = async (params: ApplyWorkspaceEditParams, next: Next): Promise<ApplyWorkspaceEditResult> => {
+    const plan = planEdit(params.edit);
+    if (plan.unsupported.length > 0) {
+      return { applied: false, failureReason: `the VS Code client cannot review: ${plan.unsupported.join('; ')}` };
+    }
+    const label = params.label ?? 'ink: edit';
+    const id = ++this.counter;
+    const files: ReviewFile[] = [];
+    for (const file of plan.files) {
+      const fileUri = vscode.Uri.parse(file.uri);
+      const current = await currentText(fileUri);
+      const proposed = applyTextEdits(current ?? '', file.edits);
+      const right = fileUri.with({ scheme: PROPOSED_SCHEME, query: `review=${id}` });
+      this.contents.set(right.toString(), proposed);
+      let left = fileUri;
+      if (current === undefined) {
+        // A new file: compare against an empty virtual document.
+        left = fileUri.with({ scheme: PROPOSED_SCHEME, query: `review=${id}&side=empty` });
+        this.contents.set(left.toString(), '');
+      }
+      files.push({ fileUri, left, right, summary: summarizeChange(current ?? '', proposed) });
+    }
+    const review: Review = { label, files };
+    this.log(`review: ${label} — ${files.map((f) => f.summary).join('; ')}`);
+    const { outcome } = this.queue.enqueue(review);
+    const answer = await outcome;
+    await this.close(review);
+    for (const f of files) {
+      this.contents.delete(f.left.toString());
+      this.contents.delete(f.right.toString());
+    }
+    if (!answer.accepted) {
+      this.log(`review: ${label} rejected (${answer.reason})`);
+      return { applied: false, failureReason: answer.reason };
+    }
+    const result = await next(withoutConfirmation(params), CancellationToken.None);
+    if (result instanceof ResponseError) {
+      return { applied: false, failureReason: `the editor could not apply the edit: ${result.message}` };
+    }
+    if (!result.applied) {
+      this.log(`review: ${label} accepted but VS Code did not apply it`);
+      return { applied: false, failureReason: result.failureReason ?? 'the editor could not apply the edit (the file changed?)' };
+    }
+    for (const f of files) {
+      const doc = await vscode.workspace.openTextDocument(f.fileUri);
+      if (doc.isDirty && !(await doc.save())) {
+        return { applied: false, failureReason: `the edit was applied but ${f.fileUri.fsPath} could not be saved` };
+      }
+    }
+    this.log(`review: ${label} accepted, applied and saved`);
+    return { applied: true };
+  };
+
+  /** The Accept Edit command; false when no edit is waiting. */
+  accept(): boolean {
+    return this.queue.accept();
+  }
+
+  /** The Reject Edit command; false when no edit is waiting. */
+  reject(): boolean {
+    return this.queue.reject(REJECTED_REASON);
+  }
+
+  /** Rejects everything still waiting (the client stopped). */
+  rejectAll(): void {
+    this.queue.rejectAll(SUPERSEDED_REASON);
+  }
+
+  dispose(): void {
+    this.rejectAll();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+
+  private async show(review: Review): Promise<void> {
+    for (const f of review.files) {
+      const name = vscode.workspace.asRelativePath(f.fileUri);
+      await vscode.commands.executeCommand(
+        'vscode.diff',
+        f.left,
+        f.right,
+        `${name} ↔ proposed by Ink (${f.summary})`,
+        { preview: false } satisfies vscode.TextDocumentShowOptions,
+      );
+    }
+    void vscode.window.setStatusBarMessage(`${review.label}: Accept ✓ or Reject ✗ in the editor title`, 15000);
+  }
+
+  private async close(review: Review): Promise<void> {
+    const rights = new Set(review.files.map((f) => f.right.toString()));
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && rights.has(tab.input.modified.toString()));
+    if (tabs.length > 0) {
+      await vscode.window.tabGroups.close(tabs, true);
+    }
+  }
+}
+
+/** The text of `uri` as the user sees it: the open buffer, else the file; undefined if none. */
+async function currentText(uri: vscode.Uri): Promise<string | undefined> {
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open !== undefined) {
+    return open.getText();
+  }
+  try {
+    const bytes = await vscode.workspace.fs.readFile(uri);
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

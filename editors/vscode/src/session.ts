@@ -1,0 +1,158 @@
+/**
+ * Turns in VS Code: sends `ink/session/prompt` with the active document and selection, shows
+ * the turn as a cancellable VS Code progress fed by the server's `$/progress`, streams the
+ * transcript, and cancels through `ink/session/cancel`. Formatting and session tracking live
+ * in transcript.ts; the client itself in client.ts.
+ */
+
+import * as vscode from 'vscode';
+import { CancellationTokenSource, type LanguageClient, ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
+
+import {
+  InkErrorCode,
+  SESSION_CANCEL,
+  SESSION_PROMPT,
+  type SessionPromptParams,
+  type SessionPromptResult,
+  type SessionUpdateParams,
+} from './protocol';
+import { SessionState, Transcript } from './transcript';
+
+/** Where the prompt was asked from. */
+export interface PromptContext {
+  document?: vscode.TextDocument;
+  selection?: vscode.Selection;
+}
+
+/** One conversation with ink-ls in this window. */
+export class InkSession {
+  private readonly state = new SessionState();
+  private readonly transcript: Transcript;
+  private requestCancel: CancellationTokenSource | undefined;
+  private tokenCounter = 0;
+
+  constructor(
+    private readonly getClient: () => Promise<LanguageClient>,
+    readonly channel: vscode.OutputChannel,
+  ) {
+    this.transcript = new Transcript((text) => channel.append(text));
+  }
+
+  get running(): boolean {
+    return this.state.running;
+  }
+
+  /** Routes one `ink/session/update` into the transcript (other sessions are ignored). */
+  onUpdate(params: SessionUpdateParams): void {
+    if (this.state.accepts(params)) {
+      this.transcript.update(params.update);
+    }
+  }
+
+  /** Asks `prompt`; resolves with the result when the turn ends (undefined if not sent). */
+  async ask(prompt: string, context: PromptContext = {}): Promise<SessionPromptResult | undefined> {
+    if (!this.state.begin()) {
+      void vscode.window.showWarningMessage('Ink is still working on the last question. Cancel it first (Ink: Cancel).');
+      return undefined;
+    }
+    const params: SessionPromptParams = { prompt, workDoneToken: `ink-vscode-${process.pid}-${++this.tokenCounter}` };
+    if (this.state.sessionId !== undefined) {
+      params.sessionId = this.state.sessionId;
+    }
+    let where: string | undefined;
+    if (context.document !== undefined && context.document.uri.scheme === 'file') {
+      params.textDocument = { uri: context.document.uri.toString() };
+      where = vscode.workspace.asRelativePath(context.document.uri);
+      const sel = context.selection;
+      if (sel !== undefined && !sel.isEmpty) {
+        params.range = {
+          start: { line: sel.start.line, character: sel.start.character },
+          end: { line: sel.end.line, character: sel.end.character },
+        };
+        where += ` lines ${sel.start.line + 1}-${sel.end.line + 1}`;
+      }
+    }
+    this.transcript.prompt(prompt, where);
+    this.channel.show(true);
+    try {
+      const client = await this.getClient();
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Ink', cancellable: true },
+        (progress, cancel) => this.run(client, params, progress, cancel),
+      );
+      this.state.end(result.sessionId);
+      this.transcript.result(result);
+      if (result.stopReason === 'error') {
+        void vscode.window.showErrorMessage(`Ink: ${result.error ?? 'the model request failed'}`);
+      }
+      return result;
+    } catch (err) {
+      this.state.end();
+      const message = describeError(err);
+      this.transcript.failure(message);
+      void vscode.window.showErrorMessage(`Ink: ${message}`);
+      return undefined;
+    }
+  }
+
+  /** Cancels the running turn (`ink/session/cancel`); false when nothing runs. */
+  async cancel(): Promise<boolean> {
+    if (!this.state.running) {
+      return false;
+    }
+    const sessionId = this.state.sessionId;
+    if (sessionId === undefined) {
+      // The new session's id has not arrived yet: cancel the prompt request itself.
+      this.requestCancel?.cancel();
+      return true;
+    }
+    const client = await this.getClient();
+    await client.sendRequest(SESSION_CANCEL, { sessionId });
+    return true;
+  }
+
+  /** Starts a new session for the next prompt; false while a turn runs. */
+  newSession(): boolean {
+    if (this.state.running) {
+      return false;
+    }
+    this.state.reset();
+    this.transcript.newSession();
+    return true;
+  }
+
+  private async run(
+    client: LanguageClient,
+    params: SessionPromptParams,
+    progress: vscode.Progress<{ message?: string }>,
+    cancel: vscode.CancellationToken,
+  ): Promise<SessionPromptResult> {
+    const token = params.workDoneToken as string;
+    const sub = client.onProgress(WorkDoneProgress.type, token, (value) => {
+      if (value.kind !== 'end' && value.message !== undefined) {
+        progress.report({ message: value.message });
+      }
+    });
+    this.requestCancel = new CancellationTokenSource();
+    const onCancel = cancel.onCancellationRequested(() => void this.cancel());
+    try {
+      return await client.sendRequest<SessionPromptResult>(SESSION_PROMPT, params, this.requestCancel.token);
+    } finally {
+      onCancel.dispose();
+      sub.dispose();
+      this.requestCancel.dispose();
+      this.requestCancel = undefined;
+    }
+  }
+}
+
+/** One line for the user from a failed request (no stack traces). */
+function describeError(err: unknown): string {
+  if (err instanceof ResponseError) {
+    if (err.code === InkErrorCode.ModelNotConfigured) {
+      return `${err.message} — set ink.model.baseUrl and ink.model.name in the settings`;
+    }
+    return err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,31 @@
+/**
+ * Reads the `ink.*` settings from the VS Code configuration. Only reading lives here; the
+ * mapping to the wire shape is in options.ts so it can be tested without VS Code.
+ */
+
+import * as vscode from 'vscode';
+
+import { type RawSettings, toInkSettings } from './options';
+import type { InkSettings } from './protocol';
+
+export const SECTION = 'ink';
+
+/** The current `ink.*` settings, with package.json's defaults for unset keys. */
+export function readRawSettings(): RawSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return {
+    serverPath: config.get<string>('serverPath', 'ink-ls'),
+    baseUrl: config.get<string>('model.baseUrl', ''),
+    model: config.get<string>('model.name', ''),
+    apiKeyEnv: config.get<string>('model.apiKeyEnv', 'OPENAI_API_KEY'),
+    vision: config.get<boolean>('model.vision', false),
+    maxTokens: config.get<number | null>('model.maxTokens', null),
+    approval: config.get<string>('approval', 'ask'),
+    approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
+  };
+}
+
+/** The server settings (`initializationOptions.ink`) for the current configuration. */
+export function readInkSettings(): InkSettings {
+  return toInkSettings(readRawSettings());
+}

@@ -1,0 +1,183 @@
+/**
+ * Update routing for the transcript: turns prompts, `ink/session/update` notifications and
+ * prompt results into the text appended to the transcript, and tracks which session this
+ * window is talking to. Pure: no `vscode` import; it writes through a `(text) => void` sink.
+ */
+
+import type {
+  SessionPromptResult,
+  SessionUpdate,
+  SessionUpdateParams,
+  StopReason,
+  ToolKind,
+} from './protocol';
+
+const RULE = '─'.repeat(8);
+
+/** What a tool call looks like in the transcript while and after it runs. */
+interface ToolLine {
+  title: string;
+  kind: ToolKind;
+}
+
+const OUTCOME: Record<StopReason, string> = {
+  end_turn: 'done',
+  max_tokens: 'stopped: output-token limit',
+  max_turn_requests: 'stopped: turn limit',
+  cancelled: 'cancelled',
+  error: 'failed',
+};
+
+/** Formats the conversation as plain text for an output channel (append-only). */
+export class Transcript {
+  private readonly tools = new Map<string, ToolLine>();
+  private atLineStart = true;
+  private streamed = false;
+  private usage: { inputTokens: number; outputTokens: number } | undefined;
+
+  constructor(private readonly sink: (text: string) => void) {}
+
+  /** The user's prompt, starting a turn. */
+  prompt(text: string, context?: string): void {
+    this.streamed = false;
+    this.usage = undefined;
+    this.tools.clear();
+    this.line('');
+    this.line(`${RULE} You ${RULE}`);
+    this.line(text);
+    if (context !== undefined) {
+      this.line(`(${context})`);
+    }
+    this.line(`${RULE} Ink ${RULE}`);
+  }
+
+  /** One `ink/session/update`. */
+  update(update: SessionUpdate): void {
+    switch (update.sessionUpdate) {
+      case 'agent_message_chunk':
+        if (update.content.type === 'text' && update.content.text !== '') {
+          this.write(update.content.text);
+          this.streamed = true;
+        }
+        return;
+      case 'tool_call':
+        this.tools.set(update.toolCallId, { title: update.title, kind: update.kind });
+        this.line(`  … ${update.title}`);
+        return;
+      case 'tool_call_update': {
+        const tool = this.tools.get(update.toolCallId);
+        const title = tool?.title ?? update.toolCallId;
+        if (update.phase === 'settled') {
+          const ms = update.durationMs === undefined ? '' : ` (${formatMs(update.durationMs)})`;
+          const mark = update.status === 'failed' ? '✗' : '✓';
+          this.line(`  ${mark} ${title}${update.status === 'failed' ? ' — failed' : ''}${ms}`);
+        } else if (update.phase === 'delivered' && update.status === 'failed') {
+          const text = update.rawOutput?.text ?? '';
+          const first = text.split('\n').find((l) => l.trim() !== '');
+          if (first !== undefined) {
+            this.line(`    ${first.trim()}`);
+          }
+        }
+        return;
+      }
+      case 'usage_update':
+        this.usage = { inputTokens: update.inputTokens, outputTokens: update.outputTokens };
+        return;
+      case 'error':
+        this.line(`[error] ${update.message}`);
+        return;
+      case 'turn_end':
+        return;
+    }
+  }
+
+  /** The prompt's result: the answer (when it was not streamed) and the outcome line. */
+  result(result: SessionPromptResult): void {
+    if (!this.streamed && result.text !== '') {
+      this.write(result.text);
+    }
+    let outcome = OUTCOME[result.stopReason] ?? result.stopReason;
+    if (result.stopReason === 'error' && result.error !== undefined) {
+      outcome = `failed: ${result.error}`;
+    }
+    const usage = this.usage === undefined ? '' : ` · ${this.usage.inputTokens} in / ${this.usage.outputTokens} out tokens`;
+    this.line('');
+    this.line(`[${outcome}${usage}]`);
+  }
+
+  /** A request that failed before a turn ran (busy, not configured, server down). */
+  failure(message: string): void {
+    this.line(`[not sent: ${message}]`);
+  }
+
+  /** A visible break when the user starts a new session. */
+  newSession(): void {
+    this.line('');
+    this.line(`${RULE} new session ${RULE}`);
+  }
+
+  private write(text: string): void {
+    this.sink(text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  private line(text: string): void {
+    this.sink(`${this.atLineStart ? '' : '\n'}${text}\n`);
+    this.atLineStart = true;
+  }
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Which session this window talks to, and whether a prompt is in flight. A prompt without a
+ * session id makes the server create one; its id arrives with the first update of the turn
+ * (or with the result), so the turn can be cancelled before the result comes back.
+ */
+export class SessionState {
+  private current: string | undefined;
+  private inFlight = false;
+
+  get sessionId(): string | undefined {
+    return this.current;
+  }
+
+  get running(): boolean {
+    return this.inFlight;
+  }
+
+  /** Marks a prompt as sent; false when one is already running in this window. */
+  begin(): boolean {
+    if (this.inFlight) {
+      return false;
+    }
+    this.inFlight = true;
+    return true;
+  }
+
+  /**
+   * Whether `params` belongs to this window's conversation. While a prompt of a new session
+   * is in flight, the first update's session is adopted.
+   */
+  accepts(params: SessionUpdateParams): boolean {
+    if (this.current === undefined && this.inFlight) {
+      this.current = params.sessionId;
+    }
+    return params.sessionId === this.current;
+  }
+
+  /** The prompt finished (result, or failure when `sessionId` is undefined). */
+  end(sessionId?: string): void {
+    this.inFlight = false;
+    if (sessionId !== undefined) {
+      this.current = sessionId;
+    }
+  }
+
+  /** Forget the session: the next prompt starts a new one. */
+  reset(): void {
+    this.current = undefined;
+  }
+}
