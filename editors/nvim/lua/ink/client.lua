@@ -1,0 +1,101 @@
+--- The ink-ls LSP client: its default vim.lsp config and starting/finding the client on
+--- demand. Handlers live in their own modules; this one only wires them.
+local M = {}
+
+M.NAME = 'ink'
+
+--- The defaults returned by lsp/ink.lua (merged by vim.lsp.config with the user's config).
+---@return vim.lsp.Config
+function M.defaults()
+  local methods = require('ink.protocol')
+  return {
+    name = M.NAME,
+    cmd = { 'ink-ls', '--stdio' },
+    root_markers = { '.git' },
+    capabilities = {
+      experimental = { ink = { reviewsApplyEdit = true } },
+    },
+    handlers = {
+      [methods.lsp.apply_edit] = function(...)
+        return require('ink.review').handler(...)
+      end,
+      [methods.lsp.show_message_request] = function(...)
+        return require('ink.approval').handler(...)
+      end,
+      [methods.methods.session_update] = function(...)
+        return require('ink.session').on_update(...)
+      end,
+    },
+    on_exit = function(code, signal, client_id)
+      vim.schedule(function()
+        require('ink.session').on_exit(client_id, code, signal)
+      end)
+    end,
+  }
+end
+
+--- The running ink-ls client, if any.
+---@return vim.lsp.Client?
+function M.get()
+  return vim.lsp.get_clients({ name = M.NAME })[1]
+end
+
+---@param b integer
+local function is_file_buffer(b)
+  return vim.api.nvim_buf_is_valid(b) and vim.bo[b].buftype == '' and vim.api.nvim_buf_get_name(b) ~= ''
+end
+M.is_file_buffer = is_file_buffer
+
+--- Polls until the client finished `initialize` (requests before it would be refused).
+---@param client vim.lsp.Client
+---@param cb fun(client: vim.lsp.Client?, err: string?)
+local function when_ready(client, cb)
+  local deadline = vim.uv.now() + 30000
+  local function check()
+    if client:is_stopped() then
+      cb(nil, 'ink-ls exited during start-up (see :InkLog server)')
+    elseif client.initialized then
+      cb(client)
+    elseif vim.uv.now() > deadline then
+      cb(nil, 'ink-ls did not finish initialize within 30 s')
+    else
+      vim.defer_fn(check, 20)
+    end
+  end
+  check()
+end
+
+--- Finds or starts the client, attaches it to `bufnr` when that is a file buffer (so the
+--- server reads unsaved text), then calls `cb` once it is initialized.
+---@param bufnr integer
+---@param cb fun(client: vim.lsp.Client?, err: string?)
+function M.ensure(bufnr, cb)
+  local client = M.get()
+  if client then
+    if is_file_buffer(bufnr) and not client.attached_buffers[bufnr] then
+      vim.lsp.buf_attach_client(bufnr, client.id)
+    end
+    return when_ready(client, cb)
+  end
+  local config = vim.lsp.config[M.NAME]
+  if not config then
+    return cb(nil, 'no vim.lsp config named "ink" (is editors/nvim on the runtimepath?)')
+  end
+  config = vim.deepcopy(config)
+  if type(config.root_dir) ~= 'string' then
+    local root = is_file_buffer(bufnr) and vim.fs.root(bufnr, config.root_markers or { '.git' })
+    config.root_dir = root or vim.fn.getcwd()
+  end
+  local exe = config.cmd and config.cmd[1]
+  if type(exe) == 'string' and vim.fn.executable(exe) ~= 1 then
+    return cb(nil, ('ink-ls not found: %q is not executable (set cmd in setup())'):format(exe))
+  end
+  local id = vim.lsp.start(config, { bufnr = bufnr, attach = is_file_buffer(bufnr) })
+  client = id and vim.lsp.get_client_by_id(id)
+  if not client then
+    return cb(nil, 'could not start ink-ls (see :InkLog server)')
+  end
+  when_ready(client, cb)
+end
+
+return M

@@ -1,0 +1,103 @@
+--- Options of the plugin: defaults, validation, and the wire settings derived from them.
+--- Pure data handling; it must not start clients or touch buffers.
+local M = {}
+
+---@type ink.Options
+M.defaults = {
+  cmd = { 'ink-ls', '--stdio' },
+  model = nil,
+  approval = 'ask',
+  approval_timeout = nil,
+  transcript = { open = 'vertical', size = nil },
+  review = { keymaps = { accept = 'ga', reject = 'gx' } },
+}
+
+---@type ink.Options
+M.options = vim.deepcopy(M.defaults)
+
+local approval_modes = { ask = true, auto = true, readonly = true }
+
+local model_types = {
+  baseUrl = 'string',
+  model = 'string',
+  apiKey = 'string',
+  apiKeyEnv = 'string',
+  vision = 'boolean',
+  maxTokens = 'number',
+}
+
+--- Checks user options; returns the list of problems (empty when valid).
+---@param opts table
+---@return string[]
+function M.validate(opts)
+  local problems = {}
+  local function bad(key, want)
+    problems[#problems + 1] = ('%s: expected %s'):format(key, want)
+  end
+  if opts.cmd ~= nil and (type(opts.cmd) ~= 'table' or type(opts.cmd[1]) ~= 'string') then
+    bad('cmd', 'a list of strings')
+  end
+  if opts.model ~= nil then
+    if type(opts.model) ~= 'table' then
+      bad('model', 'a table')
+    else
+      for k, v in pairs(opts.model) do
+        if model_types[k] == nil then
+          bad('model.' .. tostring(k), 'one of ' .. table.concat(vim.tbl_keys(model_types), ', '))
+        elseif type(v) ~= model_types[k] then
+          bad('model.' .. k, 'a ' .. model_types[k])
+        end
+      end
+    end
+  end
+  if opts.approval ~= nil and not approval_modes[opts.approval] then
+    bad('approval', "'ask', 'auto' or 'readonly'")
+  end
+  local t = opts.approval_timeout
+  if t ~= nil and (type(t) ~= 'number' or t <= 0) then
+    bad('approval_timeout', 'a number > 0')
+  end
+  if opts.transcript ~= nil and type(opts.transcript) ~= 'table' then
+    bad('transcript', 'a table')
+  end
+  if opts.review ~= nil and type(opts.review) ~= 'table' then
+    bad('review', 'a table')
+  end
+  return problems
+end
+
+--- Merges user options over the defaults. Invalid keys are dropped (defaults kept) and
+--- reported once, so a typo never stops the editor from starting.
+---@param opts? ink.Options
+---@return ink.Options merged, string[] problems
+function M.merge(opts)
+  opts = vim.deepcopy(opts or {})
+  local problems = M.validate(opts)
+  for _, p in ipairs(problems) do
+    local key = p:match('^([%w_]+)')
+    opts[key] = nil
+  end
+  local merged = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts)
+  if opts.cmd then
+    merged.cmd = opts.cmd -- lists replace, never merge index by index
+  end
+  return merged, problems
+end
+
+--- The wire settings (initializationOptions.ink / settings.ink) for the given options.
+--- Empty tables are left out: they would encode as JSON arrays.
+---@param opts ink.Options
+---@return ink.Settings
+function M.settings(opts)
+  ---@type ink.Settings
+  local s = { approval = opts.approval }
+  if opts.model and next(opts.model) then
+    s.model = vim.deepcopy(opts.model)
+  end
+  if opts.approval_timeout then
+    s.approvalTimeoutSeconds = opts.approval_timeout
+  end
+  return s
+end
+
+return M

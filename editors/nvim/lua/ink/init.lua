@@ -1,0 +1,148 @@
+--- Public API of the ink plugin: setup() and the actions behind the :Ink* commands.
+--- It composes the other modules; protocol details stay in session/review/approval.
+local client = require('ink.client')
+local config = require('ink.config')
+local protocol = require('ink.protocol')
+local review = require('ink.review')
+local session = require('ink.session')
+local transcript = require('ink.transcript')
+
+local M = {}
+
+local group = vim.api.nvim_create_augroup('ink', { clear = true })
+vim.api.nvim_create_autocmd('LspProgress', {
+  group = group,
+  callback = function(ev)
+    session.on_progress(ev.data.client_id, ev.data.params)
+  end,
+})
+
+--- Configures the plugin and the "ink" LSP config. Calling it again while ink-ls runs
+--- sends the new settings with workspace/didChangeConfiguration.
+---@param opts? ink.Options
+function M.setup(opts)
+  local merged, problems = config.merge(opts)
+  config.options = merged
+  if #problems > 0 then
+    vim.notify('ink: invalid options ignored: ' .. table.concat(problems, '; '), vim.log.levels.WARN)
+  end
+  review.keymaps = merged.review.keymaps or {}
+  local settings = config.settings(merged)
+  vim.lsp.config(client.NAME, {
+    cmd = merged.cmd,
+    init_options = { ink = settings },
+    settings = { ink = settings },
+  })
+  local running = client.get()
+  if running then
+    running.settings = vim.tbl_deep_extend('force', running.settings or {}, { ink = settings })
+    running:notify(protocol.lsp.did_change_configuration, { settings = { ink = settings } })
+  end
+end
+
+---@param b integer
+---@param l integer 1-based line
+---@param encoding string
+local function line_length(b, l, encoding)
+  local line = vim.api.nvim_buf_get_lines(b, l - 1, l, false)[1] or ''
+  return vim.str_utfindex(line, encoding)
+end
+
+--- The LSP range of a selection and a short "file:lines" label for the transcript.
+---@param b integer
+---@param range { start: integer[], ["end"]: integer[], linewise?: boolean }
+---@param encoding string
+local function lsp_range(b, range, encoding)
+  local s, e = range.start, range['end']
+  if range.linewise then
+    return {
+      start = { line = s[1] - 1, character = 0 },
+      ['end'] = { line = e[1] - 1, character = line_length(b, e[1], encoding) },
+    }
+  end
+  return vim.lsp.util.make_given_range_params(s, e, b, encoding).range
+end
+
+--- Asks ink-ls. Without a prompt, asks for one with vim.ui.input. The buffer (and range,
+--- a selection given as (1,0)-indexed inclusive positions) goes along as context.
+---@param prompt? string
+---@param opts? ink.AskOptions|{ range?: { start: integer[], ["end"]: integer[], linewise?: boolean } }
+function M.ask(prompt, opts)
+  opts = opts or {}
+  local b = opts.bufnr or vim.api.nvim_get_current_buf()
+  if not prompt or vim.trim(prompt) == '' then
+    vim.ui.input({ prompt = 'Ask Ink: ' }, function(input)
+      if input and vim.trim(input) ~= '' then
+        M.ask(input, vim.tbl_extend('force', opts, { bufnr = b }))
+      end
+    end)
+    return
+  end
+  client.ensure(b, function(c, err)
+    if not c then
+      vim.notify('ink: ' .. tostring(err), vim.log.levels.ERROR)
+      return
+    end
+    local params, where = { prompt = prompt }, nil
+    if client.is_file_buffer(b) then
+      params.textDocument = { uri = vim.uri_from_bufnr(b) }
+      where = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':~:.')
+      if opts.range then
+        params.range = lsp_range(b, opts.range, c.offset_encoding)
+        where = ('%s:%d-%d'):format(where, opts.range.start[1], opts.range['end'][1])
+      end
+    end
+    if session.prompt(c, params, b, opts.on_done) then
+      transcript.question(prompt, where)
+      transcript.open(config.options.transcript.open, config.options.transcript.size)
+    end
+  end)
+end
+
+--- Cancels the running turn.
+function M.cancel()
+  if not session.cancel() then
+    vim.notify('ink: nothing to cancel', vim.log.levels.INFO)
+  end
+end
+
+--- Starts a new session for the next question.
+function M.new_session()
+  if not session.new_session() then
+    vim.notify('ink: a turn is running; :InkCancel it first', vim.log.levels.WARN)
+  end
+end
+
+--- Accepts the edit under review.
+function M.accept()
+  if not review.accept() then
+    vim.notify('ink: no edit is waiting for review', vim.log.levels.INFO)
+  end
+end
+
+--- Rejects the edit under review; `reason` is passed to the model.
+---@param reason? string
+function M.reject(reason)
+  if not review.reject(reason) then
+    vim.notify('ink: no edit is waiting for review', vim.log.levels.INFO)
+  end
+end
+
+--- Opens the transcript, or with "server" the LSP log (ink-ls stderr lands there).
+---@param what? string
+function M.log(what)
+  if what == 'server' then
+    vim.cmd.tabedit(vim.fn.fnameescape(vim.lsp.log.get_filename()))
+    return
+  end
+  local how = config.options.transcript.open
+  transcript.open(how == false and 'vertical' or how, config.options.transcript.size)
+end
+
+--- One-line status for statuslines ("" when idle), e.g. "Ink: read README.md — 1 of 2 done".
+---@return string
+function M.status()
+  return session.status()
+end
+
+return M

@@ -1,0 +1,383 @@
+--- Review of workspace/applyEdit from ink-ls: shows current and proposed text side by side
+--- with :diffthis, waits (the server request runs in a coroutine) for accept or reject, then
+--- applies and writes on accept. The answer is always the truth; it never talks to ink/*.
+local edit = require('ink.edit')
+
+local M = {}
+
+---@type ink.ReviewKeymaps
+M.keymaps = { accept = 'ga', reject = 'gx' }
+
+---@type ink.Review[]
+local queue = {}
+---@type ink.Review?
+local active
+local next_id = 0
+
+---@param path string
+---@return string?
+local function read_file(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+--- The text of a buffer as the LSP client sends it (lines joined, newline when 'eol').
+---@param b integer
+---@return string
+local function buf_text(b)
+  return edit.from_lines(vim.api.nvim_buf_get_lines(b, 0, -1, true), vim.bo[b].eol)
+end
+
+--- The loaded buffer of a file, if any (never creates one).
+---@param path string
+---@return integer?
+local function loaded_buf(path)
+  local want = vim.fs.normalize(path)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.fs.normalize(vim.api.nvim_buf_get_name(b)) == want then
+      return b
+    end
+  end
+end
+
+--- The text a change applies to right now: the buffer when loaded, else the disk.
+---@param path string
+---@return string text, integer? bufnr
+local function current_text(path)
+  local b = loaded_buf(path)
+  if b then
+    return buf_text(b), b
+  end
+  return read_file(path) or '', nil
+end
+
+---@param path string
+local function relpath(path)
+  local rel = vim.fs.relpath and vim.fs.relpath(vim.fn.getcwd(), path)
+  return rel or vim.fn.fnamemodify(path, ':~:.')
+end
+
+--- Reads the current texts and computes the proposed ones.
+---@param review ink.Review
+---@param changes ink.FileChange[]
+---@return string? err
+local function prepare(review, changes)
+  review.files = {}
+  for _, change in ipairs(changes) do
+    local current, b = current_text(change.path)
+    local version = b and vim.lsp.util.buf_versions[b]
+    if change.version and version and version > change.version then
+      return ('%s changed after the edit was proposed (version %d, now %d)'):format(
+        relpath(change.path),
+        change.version,
+        version
+      )
+    end
+    local proposed, err = edit.propose(change, current, review.encoding)
+    if not proposed then
+      return ('cannot apply the edit to %s: %s'):format(relpath(change.path), err)
+    end
+    review.files[#review.files + 1] =
+      { change = change, current = current, proposed = proposed, bufnr = b }
+  end
+end
+
+---@param name string
+---@param text string
+---@param ft string?
+---@return integer
+local function scratch(name, text, ft)
+  local b = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(b, 0, -1, true, (edit.to_lines(text)))
+  vim.api.nvim_buf_set_name(b, name)
+  vim.bo[b].buftype = 'nofile'
+  vim.bo[b].bufhidden = 'wipe'
+  vim.bo[b].swapfile = false
+  vim.bo[b].modifiable = false
+  if ft then
+    vim.bo[b].filetype = ft
+  end
+  return b
+end
+
+local function fire(pattern, data)
+  vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
+end
+
+---@param review ink.Review
+local function close_ui(review)
+  for _, tab in ipairs(review.tabs) do
+    if vim.api.nvim_tabpage_is_valid(tab) and #vim.api.nvim_list_tabpages() > 1 then
+      pcall(vim.cmd, 'silent! tabclose ' .. vim.api.nvim_tabpage_get_number(tab))
+    end
+  end
+  for _, b in ipairs(review.bufs) do
+    if vim.api.nvim_buf_is_valid(b) then
+      pcall(vim.api.nvim_buf_delete, b, { force = true })
+    end
+  end
+end
+
+--- Records the user's decision and wakes the waiting handler (once).
+---@param review ink.Review
+---@param accept boolean
+---@param reason? string
+local function decide(review, accept, reason)
+  if review.decided then
+    return
+  end
+  review.decided = true
+  close_ui(review)
+  vim.schedule(function()
+    coroutine.resume(review.co, { accept = accept, reason = reason })
+  end)
+end
+
+---@param review ink.Review
+---@param file ink.ReviewFile
+local function show_file(review, file)
+  local path = file.change.path
+  local rel = relpath(path)
+  local ft = vim.filetype.match({ filename = path })
+  local tag = ('ink://review/%d/'):format(review.id)
+  local left = scratch(tag .. 'current/' .. rel, file.current, ft)
+  local right = scratch(tag .. 'proposed/' .. rel, file.proposed, ft)
+  vim.list_extend(review.bufs, { left, right })
+
+  vim.cmd('tabnew')
+  local placeholder = vim.api.nvim_get_current_buf()
+  review.tabs[#review.tabs + 1] = vim.api.nvim_get_current_tabpage()
+  vim.api.nvim_win_set_buf(0, left)
+  pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
+  vim.cmd('diffthis')
+  local keys = {}
+  if M.keymaps.accept then
+    keys[#keys + 1] = M.keymaps.accept .. ' accept'
+  end
+  if M.keymaps.reject then
+    keys[#keys + 1] = M.keymaps.reject .. ' reject'
+  end
+  keys[#keys + 1] = ':InkAccept / :InkReject'
+  local added, removed = edit.line_stats(file.current, file.proposed)
+  local function bar(s)
+    return (s:gsub('%%', '%%%%'))
+  end
+  vim.wo.winbar = bar(('Ink · %s%s (current)'):format(rel, file.change.create and ' [new]' or ''))
+  vim.cmd('rightbelow vsplit')
+  vim.api.nvim_win_set_buf(0, right)
+  vim.cmd('diffthis')
+  vim.wo.winbar = bar(
+    ('Ink · proposed: +%d −%d · %s'):format(added, removed, table.concat(keys, ' · '))
+  )
+
+  for _, b in ipairs({ left, right }) do
+    local function map(lhs, accept)
+      if lhs then
+        vim.keymap.set('n', lhs, function()
+          decide(review, accept, not accept and 'the user rejected the edit' or nil)
+        end, { buffer = b, nowait = true, desc = accept and 'Ink: accept edit' or 'Ink: reject edit' })
+      end
+    end
+    map(M.keymaps.accept, true)
+    map(M.keymaps.reject, false)
+    vim.api.nvim_create_autocmd('BufWipeout', {
+      buffer = b,
+      once = true,
+      callback = function()
+        -- deferred: this runs inside the :tabclose/:quit that wipes the buffer
+        vim.schedule(function()
+          decide(review, false, 'the user closed the review without accepting the edit')
+        end)
+      end,
+    })
+  end
+end
+
+---@param review ink.Review
+local function show(review)
+  active = review
+  local err = prepare(review, review.changes)
+  if err then
+    decide(review, false, err)
+    return
+  end
+  for _, file in ipairs(review.files) do
+    show_file(review, file)
+  end
+  vim.api.nvim_echo({ { review.label .. ': review the diff, then accept or reject', 'WarningMsg' } }, true, {})
+  fire('InkReviewOpen', {
+    id = review.id,
+    label = review.label,
+    files = vim.tbl_map(function(f)
+      return { path = f.change.path, current = f.current, proposed = f.proposed }
+    end, review.files),
+  })
+end
+
+local function show_next()
+  if active then
+    return
+  end
+  local review = table.remove(queue, 1)
+  if review then
+    show(review)
+  end
+end
+
+---@param path string
+local function write_buffer(b, path)
+  vim.fn.mkdir(vim.fs.dirname(path), 'p')
+  -- noautocmd: a format-on-save hook must not change what the user approved; `!` because
+  -- the server may have touched the file on disk while the buffer stayed unmodified.
+  return pcall(vim.api.nvim_buf_call, b, function()
+    vim.cmd('silent noautocmd keepalt keepjumps write!')
+  end)
+end
+
+--- Applies an accepted review to the buffers and writes the files.
+---@param review ink.Review
+---@return boolean ok, string? err
+local function apply(review)
+  for _, f in ipairs(review.files) do
+    if current_text(f.change.path) ~= f.current then
+      return false, relpath(f.change.path) .. ' changed during the review; nothing was applied'
+    end
+  end
+  for _, f in ipairs(review.files) do
+    local path = f.change.path
+    local b = loaded_buf(path)
+    if not b then
+      b = vim.fn.bufadd(path)
+      vim.fn.bufload(b)
+      vim.bo[b].buflisted = true
+    end
+    for _, batch in ipairs(f.change.batches) do
+      vim.lsp.util.apply_text_edits(edit.strip_annotations(batch), b, review.encoding)
+    end
+    local eol = f.proposed:sub(-1) == '\n'
+    vim.bo[b].eol = eol
+    if not eol then
+      vim.bo[b].fixeol = false
+    end
+    if buf_text(b) ~= f.proposed then
+      -- apply_text_edits cannot express every end-of-file case (e.g. text into an empty new
+      -- buffer leaves an extra empty line): set the accepted lines directly
+      vim.api.nvim_buf_set_lines(b, 0, -1, true, (edit.to_lines(f.proposed)))
+    end
+    if buf_text(b) ~= f.proposed then
+      vim.api.nvim_buf_set_lines(b, 0, -1, true, (edit.to_lines(f.current)))
+      return false, 'applying the edit to ' .. relpath(path) .. ' gave a different text'
+    end
+    local ok, err = write_buffer(b, path)
+    if not ok then
+      return false, ('could not write %s: %s'):format(relpath(path), tostring(err))
+    end
+    if read_file(path) ~= f.proposed then
+      return false, relpath(path) .. ' on disk does not hold the accepted text after writing'
+    end
+  end
+  return true
+end
+
+--- Handler for workspace/applyEdit from ink-ls (runs in the request's coroutine).
+---@param params { label?: string, edit: table }
+---@param ctx lsp.HandlerContext
+---@return ink.ApplyResult
+function M.handler(_, params, ctx)
+  local co, is_main = coroutine.running()
+  if not co or is_main then
+    return { applied = false, failureReason = 'the editor could not show the edit for review' }
+  end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local changes, err = edit.normalize(params and params.edit)
+  if not changes then
+    return { applied = false, failureReason = err }
+  end
+  next_id = next_id + 1
+  ---@type ink.Review
+  local review = {
+    id = next_id,
+    label = params.label or 'ink: edit',
+    client_id = ctx.client_id,
+    encoding = client and client.offset_encoding or 'utf-16',
+    changes = changes,
+    files = {},
+    co = co,
+    bufs = {},
+    tabs = {},
+    decided = false,
+  }
+  queue[#queue + 1] = review
+  show_next()
+  local decision = coroutine.yield() --[[@as ink.Decision]]
+  local ok, apply_err = false, decision.reason
+  if decision.accept then
+    ok, apply_err = apply(review)
+  end
+  if active == review then
+    active = nil
+  end
+  ---@type ink.ApplyResult
+  local result = { applied = ok }
+  if not ok then
+    result.failureReason = apply_err or 'the user rejected the edit'
+  end
+  fire('InkReviewClose', {
+    id = review.id,
+    label = review.label,
+    accepted = decision.accept,
+    applied = result.applied,
+    failureReason = result.failureReason,
+  })
+  vim.schedule(show_next)
+  return result
+end
+
+--- The review on screen, if any.
+---@return ink.Review?
+function M.active()
+  return active
+end
+
+--- Accepts the review on screen. Returns false when none is waiting.
+---@return boolean
+function M.accept()
+  if not active or active.decided then
+    return false
+  end
+  decide(active, true)
+  return true
+end
+
+--- Rejects the review on screen; `reason` goes to the model. Returns false when none waits.
+---@param reason? string
+---@return boolean
+function M.reject(reason)
+  if not active or active.decided then
+    return false
+  end
+  decide(active, false, reason and reason ~= '' and ('the user rejected the edit: ' .. reason) or 'the user rejected the edit')
+  return true
+end
+
+--- Rejects every pending review of a client (its turn ended or it stopped).
+---@param client_id integer
+---@param reason string
+function M.abandon(client_id, reason)
+  for i = #queue, 1, -1 do
+    if queue[i].client_id == client_id then
+      local r = table.remove(queue, i)
+      decide(r, false, reason)
+    end
+  end
+  if active and active.client_id == client_id then
+    decide(active, false, reason)
+  end
+end
+
+return M

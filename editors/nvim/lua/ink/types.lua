@@ -1,0 +1,105 @@
+--- Type annotations (LuaCATS) for the ink plugin; loaded by no code at runtime.
+--- Keep every ---@class of the plugin here so the modules stay readable.
+-- (annotations only: requiring this module returns an empty table)
+
+---@class ink.ModelOptions
+---@field baseUrl? string OpenAI-compatible endpoint, ending in /v1
+---@field model? string model name sent in requests
+---@field apiKey? string the key itself (prefer apiKeyEnv)
+---@field apiKeyEnv? string name of the environment variable holding the key
+---@field vision? boolean whether the model accepts images
+---@field maxTokens? integer output-token limit per reply
+
+---@class ink.TranscriptOptions
+---@field open? 'vertical'|'horizontal'|'tab'|false how :InkAsk shows the transcript when hidden
+---@field size? integer width/height of the split (nil: half)
+
+---@class ink.ReviewKeymaps
+---@field accept? string|false normal-mode key in the review buffers that accepts the edit
+---@field reject? string|false normal-mode key in the review buffers that rejects the edit
+
+---@class ink.ReviewOptions
+---@field keymaps? ink.ReviewKeymaps
+
+---@class ink.Options
+---@field cmd? string[] server command; default { 'ink-ls', '--stdio' }
+---@field model? ink.ModelOptions sent as initializationOptions.ink.model
+---@field approval? 'ask'|'auto'|'readonly'
+---@field approval_timeout? number seconds (approvalTimeoutSeconds)
+---@field transcript? ink.TranscriptOptions
+---@field review? ink.ReviewOptions
+
+---@class ink.Settings  the wire shape of initializationOptions.ink / settings.ink
+---@field model? ink.ModelOptions
+---@field approval? string
+---@field approvalTimeoutSeconds? number
+
+---@class ink.Position
+---@field line integer 0-based
+---@field character integer in the negotiated position encoding
+
+---@class ink.Range
+---@field start ink.Position
+---@field end ink.Position
+
+---@class ink.TextEdit
+---@field range ink.Range
+---@field newText string
+---@field annotationId? string
+
+---@class ink.FileChange  one file of a WorkspaceEdit, normalized
+---@field uri string
+---@field path string absolute file name
+---@field create boolean a CreateFile precedes the edits (a new file)
+---@field version? integer the buffer version the edits were computed against
+---@field batches ink.TextEdit[][] edit lists, applied one after the other
+
+---@class ink.ReviewFile  a FileChange with the texts shown in the diff
+---@field change ink.FileChange
+---@field current string the text the edits apply to
+---@field proposed string the text after the edits
+---@field bufnr? integer the real buffer when the file is loaded
+
+---@class ink.Review  one pending workspace/applyEdit
+---@field id integer
+---@field label string
+---@field client_id integer
+---@field encoding string position encoding of the client
+---@field files ink.ReviewFile[]
+---@field co thread the handler coroutine waiting for the decision
+---@field bufs integer[] the scratch buffers of the diff view
+---@field tabs integer[] the tab pages of the diff view
+---@field decided boolean
+
+---@class ink.Decision
+---@field accept boolean
+---@field reason? string why it was rejected (goes to the model)
+
+---@class ink.ApplyResult  the answer to workspace/applyEdit
+---@field applied boolean
+---@field failureReason? string
+
+---@class ink.SessionUpdateParams  the params of ink/session/update
+---@field sessionId string
+---@field turnId string
+---@field update table
+
+---@class ink.PromptResult
+---@field sessionId string
+---@field turnId string
+---@field stopReason string
+---@field text string
+---@field error? string
+
+---@class ink.Turn  the turn the plugin is waiting for
+---@field client_id integer
+---@field request_id? integer
+---@field token string the workDoneToken of the turn
+---@field session_id? string known once the first update or the result arrives
+---@field progress? string the latest progress message
+
+---@class ink.AskOptions
+---@field bufnr? integer buffer the question is asked from (default: current)
+---@field range? { start: integer[], ["end"]: integer[] } (1,0)-indexed positions, end inclusive
+---@field on_done? fun(err: table?, result: ink.PromptResult?) called when the turn ends
+return {}

@@ -1,0 +1,295 @@
+-- Unit tests of the plugin's Lua logic, run inside headless Neovim (no server needed).
+local H = require('harness')
+local edit = require('ink.edit')
+local config = require('ink.config')
+local transcript = require('ink.transcript')
+local review = require('ink.review')
+local approval = require('ink.approval')
+local protocol = require('ink.protocol')
+
+local function pos(l, c)
+  return { line = l, character = c }
+end
+local function te(l1, c1, l2, c2, text)
+  return { range = { start = pos(l1, c1), ['end'] = pos(l2, c2) }, newText = text }
+end
+
+H.case('edit.apply replaces, inserts and deletes against the original text', function()
+  local text = 'alpha\nbeta\ngamma\n'
+  local out = edit.apply(text, {
+    te(2, 0, 2, 5, 'GAMMA'),
+    te(0, 0, 0, 0, '# '),
+    te(1, 0, 2, 0, ''),
+  }, 'utf-16')
+  H.eq('# alpha\nGAMMA\n', out)
+end)
+
+H.case('edit.apply counts characters in the position encoding', function()
+  local text = 'aé😀b\n' -- é: 2 bytes, 1 utf-16 unit; 😀: 4 bytes, 2 utf-16 units
+  H.eq('aé😀X\n', edit.apply(text, { te(0, 4, 0, 5, 'X') }, 'utf-16'))
+  H.eq('aé😀X\n', edit.apply(text, { te(0, 7, 0, 8, 'X') }, 'utf-8'))
+  H.eq('aé😀X\n', edit.apply(text, { te(0, 3, 0, 4, 'X') }, 'utf-32'))
+end)
+
+H.case('edit.apply clamps past-the-end positions and keeps order of same-position inserts', function()
+  H.eq('ab\nNEW', edit.apply('ab\nold', { te(1, 0, 99, 0, 'NEW') }, 'utf-16'))
+  H.eq('12x', edit.apply('x', { te(0, 0, 0, 0, '1'), te(0, 0, 0, 0, '2') }, 'utf-16'))
+  local out, err = edit.apply('abcdef', { te(0, 0, 0, 3, 'X'), te(0, 2, 0, 4, 'Y') }, 'utf-16')
+  H.eq(nil, out)
+  H.eq('overlapping text edits', err)
+end)
+
+H.case('edit.normalize groups documentChanges by file and refuses renames', function()
+  local uri = vim.uri_from_fname('/tmp/ws/new.txt')
+  local files = assert(edit.normalize({
+    documentChanges = {
+      { kind = 'create', uri = uri },
+      { textDocument = { uri = uri, version = vim.NIL }, edits = { te(0, 0, 0, 0, 'hi\n') } },
+    },
+  }))
+  H.eq(1, #files)
+  H.eq(true, files[1].create)
+  H.eq('/tmp/ws/new.txt', files[1].path)
+  H.eq(nil, files[1].version)
+  H.eq('hi\n', edit.propose(files[1], '', 'utf-16'))
+  local versioned = assert(edit.normalize({
+    documentChanges = { { textDocument = { uri = uri, version = 4 }, edits = {} } },
+  }))
+  H.eq(4, versioned[1].version)
+  local changes = assert(edit.normalize({ changes = { [uri] = { te(0, 0, 0, 0, 'x') } } }))
+  H.eq(false, changes[1].create)
+  local none, err = edit.normalize({ documentChanges = { { kind = 'rename', oldUri = uri, newUri = uri } } })
+  H.eq(nil, none)
+  H.eq('unsupported change in the edit: rename', err)
+  H.eq('the edit changes no file', select(2, edit.normalize({})))
+end)
+
+H.case('edit.to_lines/from_lines round-trip and strip_annotations drops annotation ids', function()
+  for _, t in ipairs({ '', 'a', 'a\n', 'a\nb', 'a\n\n' }) do
+    local lines, eol = edit.to_lines(t)
+    H.eq(t, edit.from_lines(lines, eol), 'round trip of ' .. vim.inspect(t))
+  end
+  local e = te(0, 0, 0, 0, 'x')
+  e.annotationId = 'ink-call_1'
+  H.eq({ te(0, 0, 0, 0, 'x') }, edit.strip_annotations({ e }))
+  H.eq({ 2, 1 }, { edit.line_stats('a\nb\n', 'a\nc\nd\n') })
+end)
+
+H.case('config.merge keeps defaults for invalid keys and settings() builds the wire shape', function()
+  local merged, problems = config.merge({
+    approval = 'sometimes',
+    model = { baseUrl = 'http://127.0.0.1:1/v1', maxTokens = 100 },
+    cmd = { '/opt/ink-ls', '--stdio' },
+  })
+  H.eq({ "approval: expected 'ask', 'auto' or 'readonly'" }, problems)
+  H.eq('ask', merged.approval)
+  H.eq({ '/opt/ink-ls', '--stdio' }, merged.cmd)
+  H.eq({
+    approval = 'ask',
+    model = { baseUrl = 'http://127.0.0.1:1/v1', maxTokens = 100 },
+  }, config.settings(merged))
+  H.eq({ approval = 'ask' }, config.settings(config.merge({})))
+  local _, bad = config.merge({ model = { base_url = 'x' }, approval_timeout = -1 })
+  H.eq(2, #bad)
+  -- JSON must not turn an empty model into an array: it is left out
+  H.eq('{"approval":"auto"}', vim.json.encode(config.settings(config.merge({ approval = 'auto', model = {} }))))
+end)
+
+H.case('transcript streams text into lines and redraws tool lines in place', function()
+  transcript.question('what is up?', 'README.md')
+  transcript.append_text('Hel')
+  transcript.append_text('lo\nwor')
+  transcript.tool_call('call_1', 'read README.md', 'pending')
+  transcript.append_text('ld')
+  transcript.tool_update('call_1', 'in_progress')
+  transcript.tool_update('call_1', 'completed', '12 ms')
+  H.eq(table.concat({
+    '## You · README.md',
+    '',
+    'what is up?',
+    '',
+    '## Ink',
+    'Hello',
+    'wor',
+    '  ● read README.md  [completed, 12 ms]',
+    'ld',
+  }, '\n'), transcript.text())
+end)
+
+H.case('protocol constants', function()
+  H.eq('ink/session/prompt', protocol.methods.session_prompt)
+  H.eq('ink/session/update', protocol.methods.session_update)
+  H.report('PROTOCOL ' .. vim.json.encode({ methods = protocol.methods, lsp = protocol.lsp }))
+end)
+
+--- Runs review.handler the way the LSP client does (in a coroutine) for a fake request.
+local function apply_edit(params)
+  local box = {}
+  coroutine.wrap(function()
+    box.result = review.handler(nil, params, { client_id = 4242, method = 'workspace/applyEdit' })
+  end)()
+  return box
+end
+
+local tmp = vim.fn.tempname()
+vim.fn.mkdir(tmp, 'p')
+
+H.case('review: accept applies the edit to the buffer and writes the file', function()
+  local path = tmp .. '/a.txt'
+  H.write(path, 'one\ntwo\n')
+  local tabs = #vim.api.nvim_list_tabpages()
+  local opened
+  local box
+  opened = H.wait_event('InkReviewOpen', function()
+    box = apply_edit({
+      label = 'ink: edit a.txt (call_1)',
+      edit = { changes = { [vim.uri_from_fname(path)] = { te(1, 0, 1, 3, 'TWO') } } },
+    })
+  end)
+  H.eq('ink: edit a.txt (call_1)', opened.label)
+  H.eq('one\nTWO\n', opened.files[1].proposed)
+  -- the diff view: a new tab with two diff windows, current left, proposed right
+  H.eq(tabs + 1, #vim.api.nvim_list_tabpages())
+  local wins = vim.api.nvim_tabpage_list_wins(0)
+  H.eq(2, #wins)
+  H.eq({ true, true }, { vim.wo[wins[1]].diff, vim.wo[wins[2]].diff })
+  H.eq({ 'one', 'two' }, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[1]), 0, -1, true))
+  H.eq({ 'one', 'TWO' }, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[2]), 0, -1, true))
+  H.eq(nil, box.result, 'answer before a decision')
+  H.eq('one\ntwo\n', H.read(path), 'disk before a decision')
+  vim.cmd('InkAccept')
+  H.wait_for(function()
+    return box.result
+  end, 'the applyEdit answer')
+  H.eq({ applied = true }, box.result)
+  H.eq('one\nTWO\n', H.read(path))
+  H.eq(tabs, #vim.api.nvim_list_tabpages(), 'the review tab closed')
+  local b = vim.fn.bufnr(path)
+  H.eq(false, vim.bo[b].modified)
+end)
+
+H.case('review: the reject keymap leaves buffer and disk untouched and says why', function()
+  local path = tmp .. '/b.txt'
+  H.write(path, 'keep me\n')
+  vim.cmd.edit(path)
+  local b = vim.api.nvim_get_current_buf()
+  local tick = vim.api.nvim_buf_get_changedtick(b)
+  local box
+  H.wait_event('InkReviewOpen', function()
+    box = apply_edit({
+      edit = { documentChanges = { { textDocument = { uri = vim.uri_from_fname(path), version = vim.NIL }, edits = { te(0, 0, 1, 0, 'gone\n') } } } },
+    })
+  end)
+  vim.api.nvim_feedkeys('gx', 'x', false) -- the documented reject key, typed in the diff window
+  H.wait_for(function()
+    return box.result
+  end, 'the applyEdit answer')
+  H.eq({ applied = false, failureReason = 'the user rejected the edit' }, box.result)
+  H.eq('keep me\n', H.read(path))
+  H.eq(tick, vim.api.nvim_buf_get_changedtick(b), 'buffer changedtick')
+end)
+
+H.case('review: closing the diff tab rejects; :InkReject passes the reason', function()
+  local path = tmp .. '/c.txt'
+  H.write(path, 'c\n')
+  local uri = vim.uri_from_fname(path)
+  local box
+  H.wait_event('InkReviewOpen', function()
+    box = apply_edit({ edit = { changes = { [uri] = { te(0, 0, 0, 1, 'C') } } } })
+  end)
+  vim.cmd('tabclose')
+  H.wait_for(function()
+    return box.result
+  end, 'answer after closing')
+  H.eq({ applied = false, failureReason = 'the user closed the review without accepting the edit' }, box.result)
+  H.wait_event('InkReviewOpen', function()
+    box = apply_edit({ edit = { changes = { [uri] = { te(0, 0, 0, 1, 'C') } } } })
+  end)
+  vim.cmd('InkReject use upper case only in titles')
+  H.wait_for(function()
+    return box.result
+  end, 'answer after :InkReject')
+  H.eq('the user rejected the edit: use upper case only in titles', box.result.failureReason)
+  H.eq('c\n', H.read(path))
+end)
+
+H.case('review: a new file (CreateFile first) is created only on accept', function()
+  local path = tmp .. '/sub/new.txt'
+  local uri = vim.uri_from_fname(path)
+  local params = {
+    edit = {
+      documentChanges = {
+        { kind = 'create', uri = uri },
+        { textDocument = { uri = uri, version = vim.NIL }, edits = { te(0, 0, 0, 0, 'fresh\n') } },
+      },
+      changeAnnotations = { x = { label = 'x', needsConfirmation = true } },
+    },
+  }
+  local box
+  H.wait_event('InkReviewOpen', function()
+    box = apply_edit(params)
+  end)
+  vim.cmd('InkReject')
+  H.wait_for(function()
+    return box.result
+  end, 'answer')
+  H.eq(nil, vim.uv.fs_stat(path), 'no file after reject')
+  H.wait_event('InkReviewOpen', function()
+    box = apply_edit(params)
+  end)
+  vim.cmd('InkAccept')
+  H.wait_for(function()
+    return box.result
+  end, 'answer')
+  H.eq({ applied = true }, box.result)
+  H.eq('fresh\n', H.read(path))
+end)
+
+H.case('review: a buffer changed during the review is not overwritten (truthful answer)', function()
+  local path = tmp .. '/d.txt'
+  H.write(path, 'd\n')
+  vim.cmd.edit(path)
+  local b = vim.api.nvim_get_current_buf()
+  local box
+  H.wait_event('InkReviewOpen', function()
+    box = apply_edit({ edit = { changes = { [vim.uri_from_fname(path)] = { te(0, 0, 0, 1, 'D') } } } })
+  end)
+  vim.api.nvim_buf_set_lines(b, 0, -1, true, { 'user typed this' })
+  vim.cmd('InkAccept')
+  H.wait_for(function()
+    return box.result
+  end, 'answer')
+  H.eq({ applied = false, failureReason = 'd.txt changed during the review; nothing was applied' }, {
+    applied = box.result.applied,
+    failureReason = box.result.failureReason:gsub('^.*/', ''),
+  })
+  H.eq({ 'user typed this' }, vim.api.nvim_buf_get_lines(b, 0, -1, true))
+  H.eq('d\n', H.read(path))
+  vim.cmd('bwipeout! ' .. b)
+end)
+
+H.case('approval: the real vim.ui.select answers with the chosen action or vim.NIL', function()
+  local actions = {
+    { title = 'Allow once', optionId = 'allow_once' },
+    { title = 'Always allow', optionId = 'allow_always' },
+    { title = 'Reject', optionId = 'reject_once' },
+  }
+  local function ask(keys)
+    local box = {}
+    vim.api.nvim_input(keys) -- typed into the default vim.ui.select (inputlist)
+    coroutine.wrap(function()
+      box.result = approval.handler(nil, { type = 2, message = 'Ink wants to run a command:\nls', actions = actions }, { client_id = 4242, method = 'window/showMessageRequest' })
+    end)()
+    H.wait_for(function()
+      return box.result
+    end, 'the approval answer')
+    return box.result
+  end
+  H.eq(actions[1], ask('1<CR>'))
+  H.eq(actions[3], ask('3<CR>'))
+  H.eq(vim.NIL, ask('<Esc>'))
+  H.contains(transcript.text(), 'approval asked: Ink wants to run a command: ls')
+  H.contains(transcript.text(), 'you chose: Reject')
+end)
+
+H.run()
