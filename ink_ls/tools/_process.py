@@ -204,6 +204,7 @@ class KillReport:
     signalled: set[int] = field(default_factory=set)
     failed: dict[int, str] = field(default_factory=dict)
     blind: str | None = None
+    strays: list[int] = field(default_factory=list)
 
     def note(self) -> str | None:
         """A warning for the model when not everything is known to be stopped, else None."""
@@ -213,6 +214,13 @@ class KillReport:
             parts.append(
                 f"[Warning: {len(self.failed)} process(es) started by this command could not "
                 f"be stopped ({listed}); they may still be running.]"
+            )
+        if self.strays:
+            listed = ", ".join(str(p) for p in sorted(self.strays)[:5])
+            parts.append(
+                f"[Warning: {len(self.strays)} process(es) that left their session and lost "
+                f"their parent could not be attributed to a command (pid {listed}); this "
+                "command may have started them, and they were not stopped.]"
             )
         if self.blind:
             parts.append(
@@ -266,8 +274,34 @@ def kill_trees(trees: list[ProcessTree], report: KillReport | None = None) -> Ki
             owner[pid].known[pid] = procs[pid].start
             _signal(pid, report)
         if not fresh:
+            report.strays = _strays(trees, procs, owner)
             break
     return report
+
+
+def _strays(
+    trees: list[ProcessTree], procs: dict[int, ProcInfo], owner: dict[int, ProcessTree]
+) -> list[int]:
+    """Orphans re-parented to us, in a session of their own, that no tree claims.
+
+    Children we spawn ourselves stay in our session (or lead a tracked one), so these most
+    likely escaped a command with their tag dropped (`env -i setsid …` in a subshell). Only
+    those started after the oldest of `trees` are listed.
+    """
+    if not _subreaper or not trees:
+        return []
+    me, our_sid = os.getpid(), os.getsid(0)
+    sessions = {our_sid} | {t.pid for t in tracked()} | {t.pid for t in trees}
+    since = min(t.start for t in trees)
+    return [
+        p.pid
+        for p in procs.values()
+        if p.ppid == me
+        and not p.zombie
+        and p.pid not in owner
+        and p.sid not in sessions
+        and p.start >= since
+    ]
 
 
 def survivors(trees: list[ProcessTree], report: KillReport) -> list[int]:
@@ -385,7 +419,7 @@ def spawn(
     tag = uuid.uuid4().hex
     proc = subprocess.Popen(
         ["/bin/bash", "-c", command],
-        cwd=cwd,
+        cwd=str(cwd),
         env={**env, TAG_VAR: tag},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

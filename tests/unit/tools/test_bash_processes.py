@@ -1,0 +1,255 @@
+"""bash and real process trees: cancel, timeout, escapees (setsid, double fork), waiting rules.
+
+Commands write the pids they start to files; the test waits for those files (an event with a
+deadline), acts, then checks in /proc that the processes are gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ink_ls.agent.signal import CancelController
+from ink_ls.tools import _process
+from ink_ls.tools.base import ToolContext, ToolResult
+from ink_ls.tools.bash import BashParams, BashTool
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers() -> Iterator[None]:
+    yield
+    _process.kill_all_tracked()
+
+
+def running(pid: int) -> bool:
+    """True while the pid exists and is not a zombie (read straight from /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "ZX"
+
+
+def parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+def session_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[3])
+
+
+async def wait_until(cond: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+async def pids_from(path: Path, count: int = 1) -> list[int]:
+    """The pids a command wrote to `path`, one per line, once `count` are there."""
+
+    def ready() -> bool:
+        return path.exists() and len(path.read_text().split()) >= count
+
+    await wait_until(ready)
+    return [int(p) for p in path.read_text().split()]
+
+
+class Running:
+    """A bash call running as a task, with its controller."""
+
+    def __init__(self, command: str, cwd: Path, timeout: float | None = None) -> None:
+        self.controller = CancelController()
+        args = BashParams(command=command, timeout=timeout)
+        ctx = ToolContext("call-1", cwd)
+        tool = BashTool(log_dir=str(cwd))
+        self.started = time.monotonic()
+        self.task = asyncio.create_task(tool.execute(args, self.controller.signal, ctx))
+
+    async def cancel(self) -> tuple[ToolResult, float]:
+        at = time.monotonic()
+        self.controller.cancel("user")
+        result = await asyncio.wait_for(self.task, 5)
+        return result, time.monotonic() - at
+
+
+async def test_cancel_ends_sleep_and_wait_fast(tmp_path: Path) -> None:
+    call = Running("sleep 60 & echo $! > pids; wait", tmp_path)
+    [pid] = await pids_from(tmp_path / "pids")
+    result, took = await call.cancel()
+    assert took < 1.5
+    assert result.output == "Error: command aborted by user. Partial output:\n(no output)"
+    assert result.is_error and result.exit_code is None
+    assert not running(pid)
+
+
+async def test_timeout_kills_the_grandchild(tmp_path: Path) -> None:
+    tool = BashTool(log_dir=str(tmp_path))
+    args = BashParams(command="sleep 60 & echo $!; wait", timeout=0.5)
+    started = time.monotonic()
+    result = await tool.execute(args, CancelController().signal, ToolContext("c", tmp_path))
+    assert time.monotonic() - started < 2.0
+    prefix = "Error: command timed out after 0.5s and was killed. Partial output:\nstdout:\n"
+    assert result.output.startswith(prefix)
+    pid = int(result.output[len(prefix) :])
+    assert not running(pid)
+
+
+async def test_setsid_escapee_that_keeps_writing_is_gone_after_cancel(tmp_path: Path) -> None:
+    call = Running(
+        "setsid bash -c 'echo $$ > esc; while :; do echo tick; sleep 0.01; done' & wait",
+        tmp_path,
+    )
+    [escapee] = await pids_from(tmp_path / "esc")
+    assert session_of(escapee) == escapee  # it really left the command's session
+    result, took = await call.cancel()
+    assert took < 1.5
+    assert result.output.startswith("Error: command aborted by user. Partial output:\n")
+    assert "Warning" not in result.output
+    assert not running(escapee)
+
+
+async def test_double_forked_escapee_is_gone_after_cancel(tmp_path: Path) -> None:
+    # The middle process exits at once: the escapee is orphaned while the shell still runs.
+    call = Running("( setsid sleep 60 & echo $! > esc ); sleep 60", tmp_path)
+    [escapee] = await pids_from(tmp_path / "esc")
+    await wait_until(lambda: running(escapee) and session_of(escapee) == escapee)
+    _, took = await call.cancel()
+    assert took < 1.5
+    assert not running(escapee)
+
+
+async def test_escapee_without_tag_or_group_is_found_from_earlier_sightings(
+    tmp_path: Path,
+) -> None:
+    # `env -i` drops the tag and setsid leaves group and session; its parent lingers a bit.
+    command = "( env -i setsid sleep 60 & echo $! > esc; sleep 1 ); sleep 60"
+    call = Running(command, tmp_path)
+    [escapee] = await pids_from(tmp_path / "esc")
+    [tree] = [t for t in _process.tracked() if not t.leader_reaped]
+    await wait_until(lambda: escapee in tree.known)  # seen by the periodic member walk
+    # Its parent exits: it is now our orphan, with no tag, group or session of the command.
+    await wait_until(lambda: parent_of(escapee) == os.getpid())
+    result, _ = await call.cancel()
+    assert "Warning" not in result.output
+    assert not running(escapee)
+
+
+async def test_untraceable_escapee_is_reported_not_claimed_stopped(tmp_path: Path) -> None:
+    # Tag dropped, own session, orphaned at once: nothing ties it to the command any more.
+    call = Running("( env -i setsid sleep 60 & echo $! > esc ); sleep 60", tmp_path)
+    [escapee] = await pids_from(tmp_path / "esc")
+    await wait_until(lambda: running(escapee) and session_of(escapee) == escapee)
+    result, _ = await call.cancel()
+    try:
+        assert result.output.endswith(
+            "[Warning: 1 process(es) that left their session and lost their parent could not "
+            f"be attributed to a command (pid {escapee}); this command may have started them, "
+            "and they were not stopped.]"
+        )
+    finally:
+        os.kill(escapee, signal.SIGKILL)
+        os.waitpid(escapee, 0)  # it was re-parented to us (the subreaper)
+
+
+async def test_silent_escapee_does_not_hang_the_call(tmp_path: Path) -> None:
+    tool = BashTool(log_dir=str(tmp_path))
+    args = BashParams(command="setsid sleep 60 & echo $! > esc; echo started")
+    started = time.monotonic()
+    result = await tool.execute(args, CancelController().signal, ToolContext("c", tmp_path))
+    assert time.monotonic() - started < 2.0
+    assert (result.output, result.exit_code) == ("stdout:\nstarted", 0)
+    [escapee] = await pids_from(tmp_path / "esc")
+    assert running(escapee)  # a normal exit leaves background work running, tracked
+    _process.kill_all_tracked()
+    assert not running(escapee)
+
+
+async def test_chatty_escapee_is_cut_at_the_2s_cap(tmp_path: Path) -> None:
+    tool = BashTool(log_dir=str(tmp_path))
+    command = "setsid bash -c 'while :; do echo tick; sleep 0.02; done' & echo started"
+    started = time.monotonic()
+    result = await tool.execute(
+        BashParams(command=command), CancelController().signal, ToolContext("c", tmp_path)
+    )
+    took = time.monotonic() - started
+    assert 2.0 <= took < 2.6
+    assert result.output.startswith("stdout:\nstarted\ntick\n")
+    assert result.exit_code == 0
+
+
+async def test_writing_grandchild_output_is_all_kept(tmp_path: Path) -> None:
+    command = "( for i in $(seq 1 60); do echo line$i; sleep 0.01; done ) & echo shell-done"
+    tool = BashTool(log_dir=str(tmp_path))
+    result = await tool.execute(
+        BashParams(command=command), CancelController().signal, ToolContext("c", tmp_path)
+    )
+    lines = result.output.split("\n")
+    assert lines[:2] == ["stdout:", "shell-done"]
+    assert lines[2:] == [f"line{i}" for i in range(1, 61)]
+
+
+async def test_return_is_immediate_when_shell_exited_and_pipes_closed(tmp_path: Path) -> None:
+    tool = BashTool(log_dir=str(tmp_path))
+    # A background child that closed its copies of the pipes does not delay the result.
+    args = BashParams(command="sleep 60 >/dev/null 2>&1 & echo $! > pids")
+    started = time.monotonic()
+    await tool.execute(args, CancelController().signal, ToolContext("c", tmp_path))
+    assert time.monotonic() - started < 0.09  # well under the 100 ms quiet wait
+
+
+async def test_cancel_during_the_post_exit_wait_ends_it_at_once(tmp_path: Path) -> None:
+    call = Running(
+        "setsid bash -c 'echo $$ > esc; while :; do echo tick; sleep 0.01; done' & echo x",
+        tmp_path,
+    )
+    [escapee] = await pids_from(tmp_path / "esc")
+    result, took = await call.cancel()
+    assert took < 0.5
+    assert result.output.startswith("Error: command aborted by user. Partial output:\nstdout:\nx")
+    assert not running(escapee)
+
+
+async def test_task_cancellation_also_kills_the_tree(tmp_path: Path) -> None:
+    call = Running("sleep 60 & echo $! > pids; wait", tmp_path)
+    [pid] = await pids_from(tmp_path / "pids")
+    call.task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call.task
+    assert not running(pid)
+
+
+async def test_unkillable_process_is_reported_not_claimed_dead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    call = Running("sleep 60 & echo $! > pids; wait", tmp_path)
+    [pid] = await pids_from(tmp_path / "pids")
+    real_kill = _process.os.kill
+
+    def refuse(target: int, sig: int) -> None:
+        if target == pid:
+            raise PermissionError(1, "Operation not permitted")
+        real_kill(target, sig)
+
+    monkeypatch.setattr(_process.os, "killpg", lambda pgid, sig: real_kill(call_leader(), sig))
+    monkeypatch.setattr(_process.os, "kill", refuse)
+    result, _ = await call.cancel()
+    assert result.output.endswith(
+        "[Warning: 1 process(es) started by this command could not be stopped "
+        f"(pid {pid}: Operation not permitted); they may still be running.]"
+    )
+    monkeypatch.undo()
+    assert running(pid)  # the report was right: it is still there (the fixture kills it)
+
+
+def call_leader() -> int:
+    [tree] = [t for t in _process.tracked() if not t.leader_reaped]
+    return tree.pid
