@@ -147,8 +147,10 @@ class Agent:
         try:
             self._append(user_text(prompt) if isinstance(prompt, str) else prompt)
             stop, text, usage, error = await self._loop(signal)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the task itself was cancelled (not our signal)
             self._close_dangling(pipeline.interrupted_result)
+            self._running = False
+            self._emit(RunEndEvent(stop_reason="aborted", usage=usage, text=text))
             raise
         except Exception as exc:  # a bug must still leave a resumable history and one run_end
             log.exception("agent run failed")
@@ -205,6 +207,8 @@ class Agent:
                 return "completed", text, usage, None
             if reply.stop_reason == "max_tokens":
                 self._synthesize(calls, pipeline.truncated_reply_result)
+                if turn >= self.options.max_turns:
+                    return "max_iterations", text, usage, None
                 continue
             if turn >= self.options.max_turns:
                 self._synthesize(calls, pipeline.max_turns_result)

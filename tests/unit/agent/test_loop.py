@@ -227,3 +227,34 @@ async def test_history_resumes_across_runs() -> None:
     result = await agent.run("two")
     assert result.text == "second"
     assert [m.role for m in model.requests[1].messages] == ["user", "assistant", "user"]
+
+
+async def test_truncated_replies_still_count_against_max_turns() -> None:
+    board, rec = Board(auto=True), Recorder()
+    cut = [reply("", call("read", str(i)), stop="max_tokens") for i in range(3)]
+    model = ScriptedModel([*cut, reply("never")])
+    agent = make_agent(model, board, rec, max_turns=2)
+    result = await agent.run("go")
+    assert result.stop_reason == "max_iterations" and len(model.requests) == 2
+    assert result_texts(agent.history[-1]) == [TRUNCATED]
+    assert_paired(agent.history)
+
+
+async def test_cancelling_the_run_task_itself_still_leaves_a_paired_history() -> None:
+    board, rec = Board(), Recorder()
+    model = ScriptedModel([reply("", call("read", "a"), call("bash", "b"))])
+    agent = make_agent(model, board, rec)
+    task = asyncio.ensure_future(agent.run("go"))
+    await board.wait_started("a")
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise AssertionError("the run must propagate its own cancellation")
+    assert_paired(agent.history)
+    assert result_texts(agent.history[-1]) == ["(interrupted before this tool ran)"] * 2
+    assert rec.events[-1].type == "run_end" and rec.events[-1].stop_reason == "aborted"  # type: ignore[union-attr]
+    await asyncio.sleep(0)
+    assert board.running == 0  # no orphaned tool task
