@@ -1,0 +1,103 @@
+"""The `ink-ls` command line: the language server (default, `--stdio`, `--tcp`), `ink-ls run`
+and `ink-ls sessions`. Logs go to stderr or `--log-file`, never to stdout (stdout is the
+JSON-RPC stream of the server, and the `--json` event stream of `run`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ink_ls import __version__
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever `sys.stderr` is at the time (rich's live view may redirect it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass
+
+
+def _logging_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--log-file", type=Path, default=default, metavar="FILE",
+                        help="write logs to FILE instead of stderr")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=default,
+                        help="log level (default: info for the server, warning for run)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `ink-ls` and its sub-commands."""
+    parser = argparse.ArgumentParser(
+        prog="ink-ls",
+        description="A coding agent that lives inside the editor. Without a command it runs "
+        "the language server on stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"ink-ls {__version__}")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--stdio", action="store_true", help="serve on stdin/stdout (default)")
+    mode.add_argument("--tcp", action="store_true", help="serve on a TCP socket")
+    parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
+    _logging_options(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from ink_ls.run.command import add_run_parser, add_sessions_parser
+
+    for add in (add_run_parser, add_sessions_parser):
+        _logging_options(add(sub), suppress=True)
+    return parser
+
+
+def setup_logging(level: str, log_file: Path | None) -> None:
+    """Root logging to `log_file` or stderr. Never stdout."""
+    handler: logging.Handler
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(log_file, encoding="utf-8")
+    else:
+        handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    if level != "debug":  # httpx logs every request at INFO
+        logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `ink-ls`; returns the exit status."""
+    from ink_ls.tools._process import install_exit_cleanup
+
+    install_exit_cleanup()  # tool processes die with us, whatever the exit path
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command
+    level = args.log_level or ("warning" if command in ("run", "sessions") else "info")
+    setup_logging(level, args.log_file)
+    if command == "run":
+        from ink_ls.run.command import run_main
+
+        return run_main(args)
+    if command == "sessions":
+        from ink_ls.run.command import sessions_main
+
+        return sessions_main(args)
+    from ink_ls.server import run_server
+
+    run_server("tcp" if args.tcp else "stdio", args.host, args.port)
+    return 0

@@ -1,0 +1,1 @@
+"""`ink-ls run`: the agent in a terminal — live view, `--json` event lines, terminal approvals."""

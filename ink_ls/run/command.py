@@ -1,0 +1,255 @@
+"""`ink-ls run` and `ink-ls sessions`: argument parsing, the run itself, exit statuses.
+
+Exit status: 0 completed, 1 failed (reason on stderr), 2 bad usage or configuration,
+3 stopped at the turn limit, 130 cancelled with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal as signals
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.events import AgentEvent, EventSink
+from ink_ls.agent.loop import Agent, AgentOptions, RunResult
+from ink_ls.agent.signal import CancelController
+from ink_ls.config import ApprovalMode, ConfigError, ModelSettings
+from ink_ls.model.client import OpenAIClient
+from ink_ls.model.prompt import build_system_prompt
+from ink_ls.run.jsonout import JsonPrinter
+from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
+from ink_ls.run.view import TerminalView
+from ink_ls.sessions.store import Session, SessionError, SessionStore
+from ink_ls.tools.base import DiskWriter, FileWriter, ToolRegistry
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def add_run_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register `ink-ls run`."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "run", help="run the agent on one prompt in this terminal",
+        description="Run the agent on PROMPT in the terminal and print what it does.",
+    )
+    p.add_argument("prompt", metavar="PROMPT", help='the request; "-" reads it from stdin')
+    p.add_argument("--cwd", type=Path, default=None, help="workspace root (default: .)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $INK_BASE_URL, "
+                   "$OPENAI_BASE_URL, else http://localhost:11434/v1)")
+    p.add_argument("--model", help="model name (default: $INK_MODEL)")
+    p.add_argument("--api-key-env", metavar="VAR",
+                   help="environment variable holding the API key (default: INK_API_KEY, "
+                   "then OPENAI_API_KEY)")
+    p.add_argument("--approval", choices=("ask", "auto", "readonly"), default=None,
+                   help="ask: confirm changes and commands here (default on a terminal); "
+                   "auto: allow everything; readonly: refuse changes and commands (default "
+                   "when stdin is not a terminal)")
+    p.add_argument("--session", metavar="ID",
+                   help="continue session ID, or start a new one under that ID")
+    p.add_argument("--max-turns", type=int, default=100, metavar="N",
+                   help="model requests per run (default: 100)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per event on stdout, nothing else")
+    return p
+
+
+def add_sessions_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register `ink-ls sessions [list | delete ID]`."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "sessions", help="list or delete saved sessions",
+        description="List the saved sessions (newest first), or delete one.",
+    )
+    p.add_argument("action", nargs="?", choices=("list", "delete"), default="list")
+    p.add_argument("session_id", nargs="?", metavar="ID")
+    return p
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def sessions_main(args: argparse.Namespace) -> int:
+    """`ink-ls sessions`: one line per session, or delete one."""
+    store = SessionStore()
+    err = _stderr()
+    try:
+        if args.action == "delete":
+            if not args.session_id:
+                err.print("ink-ls sessions delete: give the ID of the session to delete")
+                return EXIT_USAGE
+            store.delete(args.session_id)
+            err.print(f"deleted session {args.session_id}")
+            return EXIT_OK
+        for info in store.list():
+            updated = info.updated_at.strftime("%Y-%m-%d %H:%M")
+            sys.stdout.write(f"{info.id}\t{updated}\t{info.message_count}\t{info.title}\n")
+        return EXIT_OK
+    except SessionError as exc:
+        err.print(f"ink-ls: {exc}", markup=False)
+        return EXIT_FAILED
+
+
+@dataclass
+class _Setup:
+    cwd: Path
+    prompt: str
+    settings: ModelSettings
+    approval: ApprovalMode
+    session: Session
+
+
+def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
+    """Validate options and open the session; prints the reason and returns None on failure."""
+    def fail(message: str) -> None:
+        err.print(f"ink-ls run: {message}", markup=False)
+
+    cwd = (args.cwd or Path.cwd()).expanduser().resolve()
+    if not cwd.is_dir():
+        fail(f"--cwd {cwd} is not a directory")
+        return None
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        fail("the prompt is empty")
+        return None
+    if args.max_turns < 1:
+        fail("--max-turns must be at least 1")
+        return None
+    interactive = sys.stdin.isatty() and args.prompt != "-"
+    approval: ApprovalMode = args.approval or ("ask" if interactive else "readonly")
+    if approval == "ask" and not interactive:
+        fail("--approval ask needs a terminal to ask on (stdin is not one); "
+             "use --approval auto or --approval readonly")
+        return None
+    try:
+        settings = ModelSettings.from_env(
+            base_url=args.base_url, model=args.model, api_key_env=args.api_key_env
+        )
+    except ConfigError as exc:
+        fail(str(exc))
+        return None
+    store = SessionStore()
+    try:
+        session = (store.open_or_create(args.session, cwd=cwd) if args.session
+                   else store.create(cwd=cwd))
+    except (SessionError, OSError) as exc:
+        fail(str(exc))
+        return None
+    return _Setup(cwd, prompt, settings, approval, session)
+
+
+def make_tools(cwd: Path) -> ToolRegistry:
+    """The built-in tools rooted at `cwd`."""
+    try:
+        from ink_ls.tools.builtin import builtin_tools  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        from ink_ls.tools.bash import BashTool
+        from ink_ls.tools.edit import EditTool
+        from ink_ls.tools.find import FindTool
+        from ink_ls.tools.grep import GrepTool
+        from ink_ls.tools.ls import LsTool
+        from ink_ls.tools.read import ReadTool
+        from ink_ls.tools.task import TaskTool
+        from ink_ls.tools.write import WriteTool
+
+        return ToolRegistry([ReadTool(), BashTool(), EditTool(), WriteTool(), GrepTool(),
+                             FindTool(), LsTool(), TaskTool(cwd)])
+    tools = builtin_tools(cwd)
+    return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+
+
+async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
+    err = _stderr()
+    ui = err if json_mode else Console(highlight=False)
+    view = None if json_mode else TerminalView(ui)
+    sink: EventSink = (JsonPrinter(sys.stdout, session_id=setup.session.id) if json_mode
+                       else view if view is not None else _ignore)
+    asker = TerminalAsker(ui, pause=view.paused if view is not None else _no_pause)
+    writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
+                          else DiskWriter())
+    gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
+    tools = make_tools(setup.cwd)
+    client = OpenAIClient(setup.settings)
+    agent = Agent(
+        client, tools,
+        AgentOptions(cwd=setup.cwd, system_prompt=build_system_prompt(setup.cwd, tools),
+                     max_turns=max_turns),
+        history=list(setup.session.messages), gate=gate, writer=writer,
+        on_event=sink, on_message=setup.session.append,
+    )
+    if not json_mode:
+        err.print(f"session {setup.session.id} · {setup.settings.model} at "
+                  f"{setup.settings.base_url}", style="dim", markup=False)
+    controller = CancelController()
+    loop = asyncio.get_running_loop()
+    main_task = asyncio.current_task()
+    interrupts = 0
+
+    def on_interrupt() -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts == 1:
+            err.print("\ncancelling… (Ctrl-C again to stop at once)", style="yellow")
+            controller.cancel("interrupted by the user (Ctrl-C)")
+        elif main_task is not None:
+            main_task.cancel()
+
+    loop.add_signal_handler(signals.SIGINT, on_interrupt)
+    try:
+        result = await agent.run(setup.prompt, controller.signal)
+    except asyncio.CancelledError:
+        from ink_ls.tools._process import kill_all_tracked
+
+        kill_all_tracked()
+        err.print("stopped without waiting for running tools", style="yellow")
+        return EXIT_INTERRUPTED
+    finally:
+        loop.remove_signal_handler(signals.SIGINT)
+        if view is not None:
+            view.close()
+        await client.aclose()
+    return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns)
+
+
+def _ignore(event: AgentEvent) -> None:
+    return None
+
+
+def _no_pause() -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
+            max_turns: int) -> int:
+    usage = result.usage
+    if not json_mode:
+        err.print(f"{result.stop_reason} · {usage.input_tokens:,} tokens in, "
+                  f"{usage.output_tokens:,} out · continue with --session {setup.session.id}",
+                  style="dim", markup=False)
+    if result.stop_reason == "completed":
+        return EXIT_OK
+    if result.stop_reason == "aborted":
+        err.print("ink-ls run: cancelled", markup=False)
+        return EXIT_INTERRUPTED
+    if result.stop_reason == "max_iterations":
+        err.print(f"ink-ls run: stopped after {max_turns} model requests (--max-turns)",
+                  markup=False)
+        return EXIT_MAX_TURNS
+    err.print(f"ink-ls run: {result.error or 'the run failed'}", markup=False)
+    return EXIT_FAILED
+
+
+def run_main(args: argparse.Namespace) -> int:
+    """`ink-ls run`: returns the exit status."""
+    err = _stderr()
+    setup = _prepare(args, err)
+    if setup is None:
+        return EXIT_USAGE
+    return asyncio.run(_run(setup, json_mode=args.json, max_turns=args.max_turns))

@@ -1,0 +1,35 @@
+"""`ink-ls run --json`: one JSON object per line on stdout for every agent event, nothing else.
+
+The run-end line also carries `session_id`, so a script can continue the session.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, TextIO
+
+from ink_ls.agent.events import AgentEvent, RunEndEvent
+
+log = logging.getLogger(__name__)
+
+
+class JsonPrinter:
+    """An `EventSink` writing JSON lines to `out` (flushed per line)."""
+
+    def __init__(self, out: TextIO, *, session_id: str) -> None:
+        self._out = out
+        self._session_id = session_id
+        self.saw_run_end = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        try:
+            data: dict[str, Any] = event.model_dump(mode="json", by_alias=True)
+        except Exception:  # a display payload that does not serialise: drop it, keep the line
+            log.warning("event %s has a payload that is not JSON; sent without it", event.type)
+            data = event.model_dump(mode="json", by_alias=True, exclude={"display"})
+        if isinstance(event, RunEndEvent):
+            data["session_id"] = self._session_id
+            self.saw_run_end = True
+        self._out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        self._out.flush()

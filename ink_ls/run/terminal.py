@@ -1,0 +1,158 @@
+"""Approvals on the terminal for `ink-ls run --approval ask`: a `Prompter` for commands and
+other risky calls, and a `FileWriter` that shows the diff and asks before writing.
+
+Questions are asked one at a time; the live view is paused while one is on screen. Reading
+the answer never blocks the event loop, and a cancel ends the wait at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from rich.console import Console, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from ink_ls.agent.approval import ApprovalQuestion, Choice
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.tools._diff import numbered_diff
+from ink_ls.tools.base import ChangeRejectedError, DiskWriter
+
+ReadLine = Callable[[CancelSignal], Awaitable[str | None]]
+MAX_DIFF_LINES = 400
+
+
+async def read_stdin_line(signal: CancelSignal) -> str | None:
+    """One line typed on stdin (a terminal); None on end of input or cancel."""
+    loop = asyncio.get_running_loop()
+    fd = sys.stdin.fileno()
+    answer: asyncio.Future[str | None] = loop.create_future()
+
+    def readable() -> None:
+        # a terminal in canonical mode hands over one whole line per read
+        data = os.read(fd, 4096)
+        if not answer.done():
+            answer.set_result(data.decode(errors="replace") if data else None)
+
+    def cancelled() -> None:
+        if not answer.done():
+            answer.set_result(None)
+
+    loop.add_reader(fd, readable)
+    unsubscribe = signal.subscribe(cancelled)
+    try:
+        return await answer
+    finally:
+        loop.remove_reader(fd)
+        unsubscribe()
+
+
+def parse_answer(line: str | None) -> Choice | None:
+    """`y`/`yes` → allow once, `a`/`always` → allow always; anything else (Enter too) →
+    reject; None (no answer at all) stays None."""
+    if line is None:
+        return None
+    word = line.strip().lower()
+    if word in ("y", "yes"):
+        return "allow_once"
+    if word in ("a", "always"):
+        return "allow_always"
+    return "reject"
+
+
+class TerminalAsker:
+    """Asks yes / always / no questions on `console`, one at a time."""
+
+    def __init__(
+        self,
+        console: Console,
+        read_line: ReadLine = read_stdin_line,
+        pause: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext,
+    ) -> None:
+        self._console = console
+        self._read_line = read_line
+        self._pause = pause
+        self._lock = asyncio.Lock()
+
+    async def ask(
+        self, title: str, body: RenderableType | None, signal: CancelSignal
+    ) -> Choice | None:
+        """Show `body` and `title`, wait for the answer; None when cancelled or at end of input."""
+        async with self._lock:
+            if signal.cancelled:
+                return None
+            with self._pause():
+                if body is not None:
+                    self._console.print(body)
+                prompt = Text()
+                prompt.append(title, style="bold")
+                prompt.append("  [y]es / [a]lways / [N]o: ", style="dim")
+                self._console.print(prompt, end="")
+                line = await self._read_line(signal)
+                if line is None:
+                    self._console.print()
+                return parse_answer(line)
+
+
+class TerminalPrompter:
+    """The `Prompter` of `ApprovalGate` for the terminal."""
+
+    def __init__(self, asker: TerminalAsker) -> None:
+        self._asker = asker
+
+    async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
+        body = None
+        if question.kind != "command":  # a command's title already shows the whole command
+            body = Text(question.detail, style="dim")
+        return await self._asker.ask(question.title, body, signal)
+
+
+class TerminalWriter:
+    """A `FileWriter` that shows each change as a diff and writes it only when approved."""
+
+    def __init__(self, asker: TerminalAsker, cwd: Path) -> None:
+        self._asker = asker
+        self._cwd = cwd
+        self._always = False
+        self._disk = DiskWriter()
+
+    async def write_text(
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None:
+        if not self._always:
+            try:
+                shown = str(path.relative_to(self._cwd))
+            except ValueError:
+                shown = str(path)
+            diff = numbered_diff(old_text or "", new_text, path=shown)
+            lines = diff.splitlines()
+            if len(lines) > MAX_DIFF_LINES:
+                cut = len(lines) - MAX_DIFF_LINES
+                diff = "\n".join([*lines[:MAX_DIFF_LINES], f"… {cut} more diff lines"])
+            verb = "Create" if old_text is None else "Change"
+            choice = await self._asker.ask(
+                f"{verb} {shown}?", Syntax(diff, "diff", theme="ansi_dark"), signal
+            )
+            if choice == "allow_always":
+                self._always = True
+            elif choice != "allow_once":
+                reason = ("the user rejected this change" if choice == "reject"
+                          else "no answer to the approval prompt")
+                raise ChangeRejectedError("user", reason)
+        await self._disk.write_text(
+            path, new_text, old_text=old_text, tool_name=tool_name,
+            tool_call_id=tool_call_id, signal=signal,
+        )
