@@ -1,0 +1,142 @@
+"""Output capture of one stream: chunk splits, totals vs tail, preview boundaries, log layout.
+
+Fed directly (exact chunk boundaries), and once through a real process that writes byte by byte.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ink_ls.agent.signal import NEVER
+from ink_ls.tools._output import (
+    MAX_BYTES,
+    TAIL_BYTES,
+    StreamCapture,
+    format_output,
+    write_log,
+)
+from ink_ls.tools.base import ToolContext
+from ink_ls.tools.bash import BashParams, BashTool
+
+TEXT = "héllo wörld — ünïcødé 日本語 😀 ok\n" * 3  # 1-, 2-, 3- and 4-byte characters
+
+
+def fed(data: bytes, size: int, name: str = "stdout") -> StreamCapture:
+    capture = StreamCapture(name)
+    for i in range(0, len(data), size):
+        capture.feed(data[i : i + size])
+    return capture
+
+
+@pytest.mark.parametrize("size", [1, 2, 7])
+def test_utf8_split_into_small_chunks_decodes_right(size: int) -> None:
+    capture = fed(TEXT.encode(), size)
+    assert capture.preview().text == TEXT.rstrip("\n")
+    assert (capture.total_bytes, capture.total_lines) == (len(TEXT.encode()), 3)
+
+
+@given(st.text(min_size=1, max_size=300), st.integers(min_value=1, max_value=9))
+def test_any_text_any_split_roundtrips(text: str, size: int) -> None:
+    data = text.encode()
+    preview = fed(data, size).preview()
+    if preview.cut_by is None:
+        assert preview.text == (text[:-1] if text.endswith("\n") else text)
+
+
+@pytest.mark.parametrize("size", [1, 2, 7])
+def test_cut_start_never_splits_a_character(size: int) -> None:
+    data = "€".encode() * 20000  # one 60,000-byte line of 3-byte characters
+    preview = fed(data, size).preview()
+    assert preview.text == "€" * (MAX_BYTES // 3)
+    assert (preview.cut_by, preview.partial_line) == ("bytes", True)
+
+
+def test_cut_decided_from_totals_not_from_the_tail() -> None:
+    capture = StreamCapture("stdout")
+    block = b"x" * 1023 + b"\n"
+    for _ in range(2048):  # 2 MiB: the tail keeps only the last 256-512 KiB
+        capture.feed(block)
+    preview = capture.preview()
+    assert capture.total_lines == 2048
+    assert (preview.first_line, preview.last_line, preview.cut_by) == (1999, 2048, "bytes")
+    capture.close()
+
+
+def test_tail_memory_is_bounded() -> None:
+    capture = StreamCapture("stdout")
+    chunk = b"y\n" * 50_000
+    for _ in range(200):  # 20 MB through
+        capture.feed(chunk)
+        assert len(capture._tail) <= 2 * TAIL_BYTES
+    assert capture.total_lines == 10_000_000
+    assert capture.saved_bytes == 10 * 1024 * 1024
+    capture.close()
+
+
+def test_line_without_final_newline_counts() -> None:
+    capture = fed(b"a\nb\nc", 1)
+    assert capture.total_lines == 3
+    assert capture.preview().text == "a\nb\nc"
+
+
+def test_invalid_utf8_is_replaced_not_fatal() -> None:
+    capture = fed(b"ok \xff\xfe end\n", 3)
+    assert capture.preview().text == "ok \ufffd\ufffd end"
+
+
+def test_log_layout_and_line_numbers(tmp_path: Path) -> None:
+    out, err = fed(b"one\ntwo", 2), fed(b"E1\nE2\n", 5, "stderr")
+    log = write_log(
+        "printf x\necho y", [out, err], footer="[exit code: 3]", directory=str(tmp_path)
+    )
+    assert log.path is not None
+    assert Path(log.path).read_text() == (
+        "$ printf x\necho y\n[stdout]\none\ntwo\n[stderr]\nE1\nE2\n[exit code: 3]\n"
+    )
+    assert log.first_line == {"stdout": 4, "stderr": 7}
+
+
+def test_log_names_are_unique_and_exclusive(tmp_path: Path) -> None:
+    streams = [fed(b"a\n", 1)]
+    paths = {write_log("c", streams, footer=None, directory=str(tmp_path)).path for _ in range(20)}
+    assert len(paths) == 20
+    assert all(p is not None and Path(p).name.startswith("ink-output-") for p in paths)
+
+
+def test_interrupted_marker_in_log(tmp_path: Path) -> None:
+    out = fed(b"".join(b"%d\n" % i for i in range(1, 1001)), 100)
+    text, path = format_output(
+        "seq 1 1000",
+        [out, StreamCapture("stderr")],
+        exit_code=None,
+        interruption="command aborted by user",
+        log_dir=str(tmp_path),
+    )
+    assert path is not None
+    assert (
+        Path(path)
+        .read_text()
+        .endswith("1000\n[stderr]\n[command interrupted: command aborted by user]\n")
+    )
+    assert "showing lines 501-1000 of 1000 (500 line limit)" in text
+
+
+async def test_real_process_writing_byte_by_byte(tmp_path: Path) -> None:
+    script = (
+        "import os, sys, time\n"
+        f"data = {TEXT!r}.encode()\n"
+        "for i in range(len(data)):\n"
+        "    os.write(1, data[i:i+1]); os.write(2, data[i:i+1])\n"
+        "    if i % 7 == 0: time.sleep(0.0005)\n"
+    )
+    (tmp_path / "w.py").write_text(script)
+    result = await BashTool(log_dir=str(tmp_path)).execute(
+        BashParams(command=f"{sys.executable} w.py"), NEVER, ToolContext("c", tmp_path)
+    )
+    body = TEXT.rstrip("\n")
+    assert result.output == f"stdout:\n{body}\n\nstderr:\n{body}"

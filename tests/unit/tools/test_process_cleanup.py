@@ -1,0 +1,91 @@
+"""No process outlives the server: `install_exit_cleanup` kills running calls' whole trees.
+
+A real Python process runs a bash call (a child in the group, a `setsid` escapee, a
+double-forked one), then is stopped by SIGTERM, SIGINT, or ends normally at stdin EOF.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+DRIVER = """
+import asyncio, sys, threading
+from pathlib import Path
+from ink_ls.agent.signal import NEVER
+from ink_ls.tools import _process
+from ink_ls.tools.base import ToolContext
+from ink_ls.tools.bash import BashParams, BashTool
+
+_process.install_exit_cleanup()
+work = Path(sys.argv[1])
+command = (
+    "sleep 1000 & echo $! >> pids; setsid sleep 1000 & echo $! >> pids; "
+    "( setsid sleep 1000 & echo $! >> pids ); wait"
+)
+tool = BashTool(log_dir=str(work))
+run = tool.execute(BashParams(command=command), NEVER, ToolContext("c", work))
+# The call runs on a daemon thread's loop, so only the exit cleanup can stop it.
+threading.Thread(target=asyncio.run, args=(run,), daemon=True).start()
+pids = work / "pids"
+while not (pids.exists() and len(pids.read_text().split()) >= 3):
+    threading.Event().wait(0.01)
+print("READY", flush=True)
+sys.stdin.read()
+"""
+
+
+def running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "ZX"
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "stdin EOF"])
+def test_exit_cleanup_kills_every_process_of_a_running_call(tmp_path: Path, how: str) -> None:
+    driver = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, str(tmp_path)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert driver.stdin is not None and driver.stdout is not None
+    pids: list[int] = []
+    try:
+        assert driver.stdout.readline() == b"READY\n"
+        pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+        assert len(pids) == 3 and all(running(p) for p in pids)
+        if how == "stdin EOF":
+            driver.stdin.close()
+        else:
+            driver.send_signal(getattr(signal, how))
+        returncode = driver.wait(timeout=10)
+        assert [p for p in pids if running(p)] == []
+        if how == "SIGTERM":
+            assert returncode == -signal.SIGTERM  # still dies of the signal, as before
+        if how == "stdin EOF":
+            assert returncode == 0
+    finally:
+        driver.kill()
+        driver.wait()
+        for stream in (driver.stdin, driver.stdout, driver.stderr):
+            if stream is not None:
+                stream.close()
+        for pid in pids:
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+            # Killed children of the dead driver may have been re-parented to this process.
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
