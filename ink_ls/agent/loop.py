@@ -56,6 +56,8 @@ class AgentOptions:
     grace_seconds: float = 10.0
     max_parallel: int = 5
     """The per-chunk window (spec §4)."""
+    path_aware: bool = False
+    """Spec §9, opt-in: calls on disjoint declared paths overlap; conflicting ones keep order."""
 
 
 @dataclass
@@ -176,6 +178,7 @@ class Agent:
             grace_seconds=self.options.grace_seconds,
             max_parallel=self.options.max_parallel,
             budget=self.budget,
+            path_aware=self.options.path_aware,
         )
         turn = 0
         while True:

@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 
 from ink_ls.agent import pipeline
+from ink_ls.agent._access import Plan, dependencies, plan
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.events import (
     AgentEvent,
@@ -63,6 +64,8 @@ class BatchEnv:
     max_parallel: int = DEFAULT_WINDOW
     budget: ConcurrencyBudget | None = None
     """The process-wide budget; None means only the per-chunk window limits concurrency."""
+    path_aware: bool = False
+    """Spec §9 (opt-in): calls with declared, disjoint paths overlap even if not safe."""
 
 
 def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
@@ -117,6 +120,9 @@ class _Batch:
         self._outstanding = 0
         self._chunk_done: asyncio.Future[None] | None = None
         self._grace: asyncio.TimerHandle | None = None
+        self._plan: Plan | None = None
+        self._deps: dict[int, list[int]] = {}
+        self._ended: dict[int, asyncio.Future[None]] = {}
 
     def emit(self, event: AgentEvent) -> None:
         try:
@@ -127,7 +133,12 @@ class _Batch:
     async def run(self) -> list[CallResult]:
         unsubscribe = self.signal.subscribe(self._on_cancel)
         try:
-            for chunk in segments(self.calls, self.env.tools):
+            if self.env.path_aware:
+                self._plan = plan(self.calls, self.env.tools, self.env.cwd)
+                chunks = self._plan.regions
+            else:
+                chunks = segments(self.calls, self.env.tools)
+            for chunk in chunks:
                 await self._run_chunk(chunk)
         finally:
             unsubscribe()
@@ -162,7 +173,11 @@ class _Batch:
             )
 
     async def _run_chunk(self, chunk: list[int]) -> None:
-        decoded = [pipeline.decode_arguments(self.calls[i].arguments) for i in chunk]
+        known = self._plan
+        decoded = [
+            known.decoded[i] if known else pipeline.decode_arguments(self.calls[i].arguments)
+            for i in chunk
+        ]
         for i, value in zip(chunk, decoded, strict=True):
             call = self.calls[i]
             self.emit(
@@ -178,7 +193,9 @@ class _Batch:
             if self.signal.cancelled:
                 self._set(i, pipeline.interrupted_result(call))
                 continue
-            prepared = pipeline.prepare(call, self.env.tools, value)
+            prepared = (
+                known.prepared[i] if known else pipeline.prepare(call, self.env.tools, value)
+            )
             if isinstance(prepared, CallResult):
                 self._set(i, prepared)
                 continue
@@ -189,6 +206,9 @@ class _Batch:
             approved.append((i, prepared))
         if not approved:
             return
+        if known is not None:
+            self._deps = dependencies(approved, known.access)
+            self._ended = {i: self._loop.create_future() for i, _ in approved}
         window = ConcurrencyBudget(self.env.max_parallel)
         self._chunk_done = self._loop.create_future()
         self._outstanding = len(approved)
@@ -209,6 +229,9 @@ class _Batch:
     ) -> CallResult | None:
         """Wait for a window slot and (for leaf calls) a budget slot, then execute."""
         call, signal = prepared.call, self.signal
+        for dep in self._deps.get(i, ()):
+            if not await _wait_unless_cancelled(self._ended[dep], signal):
+                return pipeline.interrupted_result(call)
         if not window.try_acquire() and not await window.acquire(signal):
             return pipeline.interrupted_result(call)
         budget = None if prepared.tool.delegates else self.env.budget
@@ -235,6 +258,7 @@ class _Batch:
         return await pipeline.execute(prepared, signal, context)
 
     def _finished(self, i: int, task: asyncio.Task[CallResult | None]) -> None:
+        self._mark_ended(i)
         slot = self._running.pop(i, None)
         call = self.calls[i]
         if self.results[i] is not None:  # abandoned at the grace deadline
@@ -264,6 +288,11 @@ class _Batch:
             slot.release()
         self._one_done()
 
+    def _mark_ended(self, i: int) -> None:
+        ended = self._ended.get(i)
+        if ended is not None and not ended.done():
+            ended.set_result(None)
+
     def _one_done(self) -> None:
         self._outstanding -= 1
         if self._outstanding == 0 and self._chunk_done is not None:
@@ -291,10 +320,23 @@ class _Batch:
                 )
             )
             slot.release()  # the process budget moves on without the abandoned call
+            self._mark_ended(i)
             self._set(i, result)
             log.warning("tool call %s (%s) abandoned after the grace period", call.id, call.name)
             slot.task.cancel()  # beyond the seed: also try to stop the abandoned work
             self._one_done()
+
+
+async def _wait_unless_cancelled(fut: asyncio.Future[None], signal: CancelSignal) -> bool:
+    """Wait for `fut`; False as soon as `signal` fires instead."""
+    if signal.cancelled:
+        return False
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait((fut, stop), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    return fut.done() and not signal.cancelled
 
 
 async def run_batch(
