@@ -1,0 +1,154 @@
+"""The terminal side of `ink-ls run`: the live view's lines, approval answers, the diff
+writer, and the JSON printer."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from ink_ls.agent.approval import ApprovalQuestion
+from ink_ls.agent.events import (
+    MessageEndEvent,
+    RunEndEvent,
+    TextDeltaEvent,
+    ToolEndEvent,
+    ToolRunningEvent,
+    ToolSettledEvent,
+    ToolStartEvent,
+)
+from ink_ls.agent.messages import AssistantMessage, TextBlock, Usage
+from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
+from ink_ls.run.jsonout import JsonPrinter
+from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter, parse_answer
+from ink_ls.run.view import TerminalView, summarize_args
+from ink_ls.tools.base import ChangeRejectedError
+
+
+def plain_console() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, force_terminal=False, width=100, color_system=None), out
+
+
+def test_the_view_prints_text_and_each_call_with_state_and_duration() -> None:
+    console, out = plain_console()
+    view = TerminalView(console)
+    view(TextDeltaEvent(text="Looking"))
+    view(MessageEndEvent(message=AssistantMessage(text="Looking.", stop_reason="tool_use")))
+    view(ToolStartEvent(tool_call_id="a", tool_name="read", arguments={"path": "README.md"}))
+    view(ToolStartEvent(tool_call_id="b", tool_name="bash", arguments={"command": "false\nx"}))
+    view(ToolRunningEvent(tool_call_id="a", tool_name="read"))
+    view(ToolSettledEvent(tool_call_id="a", tool_name="read", is_error=False, duration_ms=12.4))
+    view(ToolEndEvent(tool_call_id="a", tool_name="read", content=[TextBlock(text="x")],
+                      is_error=False, duration_ms=12.4))
+    view(ToolRunningEvent(tool_call_id="b", tool_name="bash"))
+    view(ToolSettledEvent(tool_call_id="b", tool_name="bash", is_error=True, duration_ms=1530))
+    view(ToolEndEvent(tool_call_id="b", tool_name="bash", is_error=True,
+                      content=[TextBlock(text="\nError: command timed out after 1s\nmore")]))
+    view(RunEndEvent(stop_reason="completed", usage=Usage()))
+    assert out.getvalue() == (
+        "Looking.\n"
+        "✓ read README.md  12 ms\n"
+        "✗ bash false x  1.5 s\n"
+        "  Error: command timed out after 1s\n"
+    )
+
+
+def test_the_live_region_shows_queued_and_running_calls() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80, color_system=None)
+    view = TerminalView(console)
+    try:
+        view(TextDeltaEvent(text="partial answer"))
+        view(ToolStartEvent(tool_call_id="a", tool_name="grep", arguments={"pattern": "TODO"}))
+        view(ToolStartEvent(tool_call_id="b", tool_name="ls", arguments={}))
+        view(ToolRunningEvent(tool_call_id="a", tool_name="grep"))
+        region = Console(file=io.StringIO(), width=80, color_system=None)
+        with region.capture() as cap:
+            region.print(view)
+        lines = [ln.rstrip() for ln in cap.get().splitlines()]
+        assert lines[0] == "partial answer"
+        spinner, *running = lines[1].split()
+        assert spinner in "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏" and running[:2] == ["grep", "TODO"]
+        assert running[-1] == "ms"  # elapsed time of the running call
+        assert lines[2].split() == ["·", "ls", "queued"]
+    finally:
+        view.close()
+
+
+def test_summaries_pick_the_telling_argument() -> None:
+    assert summarize_args({"path": "a.py", "offset": 3}) == "a.py"
+    assert summarize_args({"command": "x" * 100}) == "x" * 71 + "…"
+    assert summarize_args(None) == "" and summarize_args({"n": 1}) == ""
+
+
+@pytest.mark.parametrize(("typed", "choice"), [
+    ("y\n", "allow_once"), ("YES\n", "allow_once"), ("a\n", "allow_always"),
+    ("n\n", "reject"), ("\n", "reject"), ("maybe\n", "reject"), (None, None),
+])
+def test_answers(typed: str | None, choice: str | None) -> None:
+    assert parse_answer(typed) == choice
+
+
+class Typist:
+    def __init__(self, *lines: str | None) -> None:
+        self.lines = list(lines)
+
+    async def __call__(self, signal: CancelSignal) -> str | None:
+        return self.lines.pop(0)
+
+
+async def test_the_prompter_shows_the_question_and_returns_the_choice() -> None:
+    console, out = plain_console()
+    prompter = TerminalPrompter(TerminalAsker(console, Typist("y\n")))
+    question = ApprovalQuestion(tool_name="bash", tool_call_id="c1", kind="command",
+                                title="Run command: npm test", detail='{"command": "npm test"}')
+    assert await prompter(question, NEVER) == "allow_once"
+    assert out.getvalue() == "Run command: npm test  [y]es / [a]lways / [N]o: "
+
+
+async def test_a_cancelled_prompt_asks_nothing() -> None:
+    console, out = plain_console()
+    controller = CancelController()
+    controller.cancel()
+    asker = TerminalAsker(console, Typist("y\n"))
+    assert await asker.ask("Run?", None, controller.signal) is None
+    assert out.getvalue() == ""
+
+
+async def test_the_writer_shows_the_diff_and_writes_only_when_approved(tmp_path: Path) -> None:
+    console, out = plain_console()
+    target = tmp_path / "src" / "app.py"
+    target.parent.mkdir()
+    target.write_text("a = 1\n")
+    writer = TerminalWriter(TerminalAsker(console, Typist("n\n", "a\n")), tmp_path)
+    with pytest.raises(ChangeRejectedError) as info:
+        await writer.write_text(target, "a = 2\n", old_text="a = 1\n", tool_name="edit",
+                                tool_call_id="c1", signal=NEVER)
+    assert (info.value.source, info.value.reason) == ("user", "the user rejected this change")
+    assert target.read_text() == "a = 1\n"
+    shown = out.getvalue()
+    assert "-1 a = 1" in shown and "+1 a = 2" in shown and "Change src/app.py?" in shown
+    await writer.write_text(target, "a = 3\n", old_text="a = 1\n", tool_name="edit",
+                            tool_call_id="c2", signal=NEVER)
+    assert target.read_text() == "a = 3\n"
+    # "always" holds for the rest of the run: no more questions
+    await writer.write_text(tmp_path / "new.txt", "hi\n", old_text=None, tool_name="write",
+                            tool_call_id="c3", signal=NEVER)
+    assert (tmp_path / "new.txt").read_text() == "hi\n"
+    assert out.getvalue().count("[y]es") == 2
+
+
+def test_json_printer_writes_one_line_per_event_and_the_session_id_at_the_end() -> None:
+    out = io.StringIO()
+    printer = JsonPrinter(out, session_id="s-1")
+    printer(TextDeltaEvent(text="hé"))
+    printer(RunEndEvent(stop_reason="completed", usage=Usage(input_tokens=3)))
+    first, last = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert first == {"type": "text_delta", "text": "hé"}
+    assert last == {"type": "run_end", "stop_reason": "completed", "text": "", "error": None,
+                    "usage": {"input_tokens": 3, "output_tokens": 0, "cache_read_tokens": 0},
+                    "session_id": "s-1"}
