@@ -9,6 +9,7 @@ import pytest
 from agent_fakes import CWD, Recorder
 from pydantic import ConfigDict, Field
 
+from ink_ls.agent import pipeline
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.messages import ImageBlock, TextBlock, ToolCall
 from ink_ls.agent.pipeline import CallResult
@@ -320,3 +321,12 @@ def test_schema_sent_to_the_model_is_derived_without_titles() -> None:
         "required": ["path"],
         "additionalProperties": False,
     }
+
+
+def test_abandoned_text_with_the_default_grace_matches_the_issue() -> None:
+    r = pipeline.abandoned_result(ToolCall(id="c9", name="bash", arguments="{}"), 10.0)
+    assert text(r) == (
+        "Tool bash did not respond to the interrupt within 10s — result abandoned;"
+        " the underlying process may still be running."
+    )
+    assert r.is_error and r.tool_call_id == "c9"
