@@ -20,6 +20,12 @@ function M.handler(_, params, ctx)
   end
   local first, rest = params.message:match('^([^\n]*)\n?(.*)$')
   transcript.note(('approval asked: %s %s'):format(first, rest ~= '' and rest or ''))
+  -- lets users (and tests) react to a pending approval, e.g. with a bell or a notification
+  vim.api.nvim_exec_autocmds('User', {
+    pattern = 'InkApprovalRequest',
+    modeline = false,
+    data = { message = params.message, actions = actions },
+  })
   vim.ui.select(actions, {
     prompt = params.message,
     kind = 'ink.approval',

@@ -1,0 +1,103 @@
+--- :checkhealth ink — Neovim version, the ink-ls command, its version, the model endpoint.
+--- Read-only checks; it never starts a session or prints the API key.
+local M = {}
+
+local health = vim.health
+
+---@return string[]?
+local function server_cmd()
+  local cfg = vim.lsp.config.ink
+  local cmd = cfg and cfg.cmd
+  if type(cmd) == 'table' and type(cmd[1]) == 'string' then
+    return cmd
+  end
+end
+
+---@param cmd string[]
+local function check_server(cmd)
+  local exe = vim.fn.exepath(cmd[1])
+  if exe == '' then
+    health.error(('server command not found: %q'):format(cmd[1]), {
+      'Install ink-ls (pip install ink-ls) or set cmd in require("ink").setup({ cmd = {...} })',
+    })
+    return
+  end
+  health.ok(('server command found: %s'):format(table.concat(cmd, ' ')))
+  local running = require('ink.client').get()
+  local caps = running and running.server_capabilities
+  local announced = caps and vim.tbl_get(caps, 'experimental', 'ink', 'version')
+  if announced then
+    health.ok(('ink-ls is running, protocol %s (the plugin speaks %s)'):format(
+      announced,
+      require('ink.protocol').VERSION
+    ))
+    return
+  end
+  local args = vim.tbl_filter(function(a)
+    return a ~= '--stdio'
+  end, cmd)
+  args[#args + 1] = '--version'
+  local ok, res = pcall(function()
+    return vim.system(args, { text = true }):wait(10000)
+  end)
+  if ok and res.code == 0 then
+    health.ok('version: ' .. vim.trim(res.stdout or ''))
+  else
+    health.warn(('`%s` failed: %s'):format(table.concat(args, ' '), ok and vim.trim(res.stderr or '') or tostring(res)))
+  end
+end
+
+---@param model table
+local function check_endpoint(model)
+  local base = model.baseUrl or os.getenv('INK_BASE_URL') or os.getenv('OPENAI_BASE_URL')
+  if not base then
+    health.info('model.baseUrl not set: ink-ls uses https://api.openai.com/v1')
+    base = 'https://api.openai.com/v1'
+  end
+  if vim.fn.executable('curl') ~= 1 then
+    health.warn('curl not found: cannot check that ' .. base .. ' is reachable')
+    return
+  end
+  local key = model.apiKey or os.getenv(model.apiKeyEnv or 'OPENAI_API_KEY')
+  -- the key goes through curl's stdin config, never on its command line
+  local conf = key and ('header = "Authorization: Bearer %s"\n'):format(key) or ''
+  local url = base:gsub('/+$', '') .. '/models'
+  local res = vim
+    .system({ 'curl', '-sS', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '5', '-K', '-', url }, {
+      stdin = conf,
+      text = true,
+    })
+    :wait(8000)
+  local status = tonumber(res.stdout or '')
+  if res.code ~= 0 or not status or status == 0 then
+    health.error(('model endpoint %s is not reachable: %s'):format(base, vim.trim(res.stderr or '')))
+  elseif status == 401 or status == 403 then
+    health.warn(('model endpoint %s is reachable but refused the API key (HTTP %d)'):format(base, status))
+  elseif status >= 400 then
+    health.warn(('model endpoint %s is reachable, GET /models answered HTTP %d'):format(base, status))
+  else
+    health.ok(('model endpoint %s is reachable (HTTP %d)'):format(base, status))
+  end
+end
+
+function M.check()
+  health.start('ink')
+  if vim.fn.has('nvim-0.11') == 1 then
+    health.ok('Neovim ' .. tostring(vim.version()))
+  else
+    health.error('Neovim 0.11 or newer is required')
+  end
+  local cmd = server_cmd()
+  if not cmd then
+    health.error('no vim.lsp config "ink" with a cmd list (is editors/nvim on the runtimepath?)')
+  else
+    check_server(cmd)
+  end
+  local cfg = vim.lsp.config.ink or {}
+  local settings = vim.tbl_get(cfg, 'init_options', 'ink') or {}
+  check_endpoint(settings.model or {})
+  local approval = settings.approval or 'ask'
+  health.info('approval mode: ' .. approval)
+end
+
+return M

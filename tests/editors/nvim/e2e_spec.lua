@@ -1,0 +1,211 @@
+-- End-to-end cases: this headless Neovim runs the plugin against the real ink-ls server
+-- (started by the plugin over stdio) and a scripted model on loopback (in pytest). The model
+-- script picks its replies by the "[case:…]" tag in each prompt.
+local H = require('harness')
+local ink = require('ink')
+local transcript = require('ink.transcript')
+
+local ws = assert(os.getenv('INK_TEST_WORKSPACE'))
+vim.cmd.cd(ws)
+
+--- progress values of ink's client, in arrival order
+local progress = {}
+--- vim.lsp.status() as seen while a report was being handled
+local statuses = {}
+vim.api.nvim_create_autocmd('LspProgress', {
+  callback = function(ev)
+    local c = vim.lsp.get_client_by_id(ev.data.client_id)
+    if c and c.name == 'ink' then
+      progress[#progress + 1] = vim.deepcopy(ev.data.params.value)
+      if ev.data.params.value.kind == 'report' then
+        statuses[#statuses + 1] = vim.lsp.status()
+      end
+    end
+  end,
+})
+local chunks = 0
+vim.api.nvim_create_autocmd('User', {
+  pattern = 'InkUpdate',
+  callback = function(ev)
+    if ev.data.update.sessionUpdate == 'agent_message_chunk' then
+      chunks = chunks + 1
+    end
+  end,
+})
+-- Types the choice into the approval prompt when it opens. The prompt itself is the real,
+-- default vim.ui.select (inputlist()); only the keystrokes come from the test.
+local approval_keys
+vim.api.nvim_create_autocmd('User', {
+  pattern = 'InkApprovalRequest',
+  callback = function()
+    if approval_keys then
+      vim.api.nvim_input(approval_keys)
+      approval_keys = nil
+    end
+  end,
+})
+
+--- Asks and waits for the end of the turn; returns the prompt result.
+---@param prompt string
+---@param opts? table
+---@param during? fun() runs (in the case coroutine) while the turn is going on
+local function ask(prompt, opts, during)
+  local done
+  opts = vim.tbl_extend('force', opts or {}, {
+    on_done = function(err, result)
+      done = { err = err, result = result }
+    end,
+  })
+  ink.new_session()
+  ink.ask(prompt, opts)
+  local function finished()
+    return done
+  end
+  if during then
+    local ok, err = pcall(during)
+    if not ok then
+      -- leave no turn or review behind for the next case
+      require('ink.review').reject('test failed')
+      ink.cancel()
+      pcall(H.wait_for, finished, 'the cancelled turn', 15000)
+      error(err, 0)
+    end
+  end
+  H.wait_for(finished, 'the end of the turn for ' .. prompt, 30000)
+  if done.err then
+    error('prompt failed: ' .. vim.inspect(done.err))
+  end
+  return done.result
+end
+
+local function open(rel)
+  vim.cmd.edit(vim.fn.fnameescape(ws .. '/' .. rel))
+  return vim.api.nvim_get_current_buf()
+end
+
+H.case('ask: progress, streamed answer and tool call in the transcript', function()
+  open('README.md')
+  local result = ask('[case:ask] read README.md and tell me how to start the project')
+  H.eq('end_turn', result.stopReason)
+  H.eq('Start it with `make start`, then open http://localhost:8000.', result.text)
+  local kinds = vim.tbl_map(function(v)
+    return v.kind
+  end, progress)
+  H.eq('begin', kinds[1], 'first progress')
+  H.eq('end', kinds[#kinds], 'last progress')
+  H.eq('Ink', progress[1].title)
+  H.eq('done', progress[#progress].message)
+  H.contains(table.concat(statuses, '\n'), 'read README.md', 'vim.lsp.status() during the turn')
+  local text = transcript.text()
+  H.contains(text, '## You · README.md')
+  H.contains(text, '● read README.md  [completed')
+  H.contains(text, 'Start it with `make start`, then open http://localhost:8000.')
+  if chunks < 3 then
+    error('the answer was not streamed: ' .. chunks .. ' chunks')
+  end
+  if #vim.fn.win_findbuf(transcript.buf()) == 0 then
+    error('the transcript is not shown in a window')
+  end
+end)
+
+H.case('ask about a selection sends the range', function()
+  local b = open('app.py')
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  local result = ask('[case:selection] explain these lines', {
+    bufnr = b,
+    range = { start = { 2, 0 }, ['end'] = { 3, 0 }, linewise = true },
+  })
+  H.eq('end_turn', result.stopReason)
+end)
+
+--- Runs an edit case: waits for the review, checks the diff view, then decides.
+---@param tag string
+---@param decide fun()
+local function edit_case(tag, proposed, decide)
+  local path = ws .. '/app.py'
+  local before = H.read(path)
+  local b = open('app.py')
+  local tick = vim.api.nvim_buf_get_changedtick(b)
+  local opened
+  local result = ask(('[case:%s] make x two'):format(tag), nil, function()
+    opened = H.wait_event('InkReviewOpen', nil, nil, 20000)
+    local wins = vim.api.nvim_tabpage_list_wins(0)
+    H.eq(2, #wins, 'diff windows')
+    H.eq({ true, true }, { vim.wo[wins[1]].diff, vim.wo[wins[2]].diff }, 'diff mode')
+    H.eq(vim.split(vim.trim(before), '\n'), vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[1]), 0, -1, true))
+    H.contains(table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[2]), 0, -1, true), '\n'), proposed)
+    H.eq(before, H.read(path), 'disk while the review is open')
+    decide()
+  end)
+  H.contains(opened.label, 'ink: edit app.py (')
+  return result, before, b, tick
+end
+
+H.case('edit accepted in the diff view: buffer and file changed', function()
+  local result, before, b = edit_case('edit-accept', 'x = 2', function()
+    vim.api.nvim_feedkeys('ga', 'x', false) -- the accept key, typed in the diff window
+  end)
+  H.eq('end_turn', result.stopReason)
+  local after = H.read(ws .. '/app.py')
+  H.eq(before:gsub('x = 1', 'x = 2'), after, 'file on disk')
+  H.eq(vim.split(vim.trim(after), '\n'), vim.api.nvim_buf_get_lines(b, 0, -1, true), 'buffer')
+  H.eq(false, vim.bo[b].modified)
+  H.contains(transcript.text(), '● edit app.py  [completed')
+end)
+
+H.case('edit rejected in the diff view: buffer and file unchanged', function()
+  local path = ws .. '/app.py'
+  local result, before, b, tick = edit_case('edit-reject', 'x = 3', function()
+    vim.cmd('InkReject keep x as it is')
+  end)
+  H.eq('end_turn', result.stopReason)
+  H.eq(before, H.read(path), 'file on disk')
+  H.eq(tick, vim.api.nvim_buf_get_changedtick(b), 'buffer changedtick')
+  H.contains(transcript.text(), '✗ edit app.py  [failed')
+end)
+
+H.case('command approved with vim.ui.select: it runs', function()
+  approval_keys = '1<CR>' -- "Allow once"
+  local result = ask('[case:cmd-allow] create ran.txt')
+  H.eq('end_turn', result.stopReason)
+  H.eq('approved\n', H.read(ws .. '/ran.txt'))
+  H.contains(transcript.text(), 'you chose: Allow once')
+  H.contains(transcript.text(), '● bash: echo approved > ran.txt  [completed')
+end)
+
+H.case('command rejected with vim.ui.select: it does not run', function()
+  approval_keys = '3<CR>' -- "Reject"
+  local result = ask('[case:cmd-reject] create never.txt')
+  H.eq('end_turn', result.stopReason)
+  H.eq(nil, vim.uv.fs_stat(ws .. '/never.txt'), 'never.txt')
+  H.contains(transcript.text(), 'you chose: Reject')
+end)
+
+H.case('cancel: :InkCancel ends the turn as cancelled', function()
+  local first = #progress + 1
+  local result = ask('[case:cancel] think for a long time', nil, function()
+    local seen = chunks
+    H.wait_for(function()
+      return chunks > seen
+    end, 'the first streamed words of the answer')
+    H.contains(ink.status(), 'Ink: ', 'ink.status() while the turn runs')
+    vim.cmd('InkCancel')
+  end)
+  H.eq('cancelled', result.stopReason)
+  H.eq('cancelled', progress[#progress].message, 'progress end')
+  H.eq('begin', progress[first].kind)
+  H.eq('', ink.status(), 'status after the turn')
+  H.contains(transcript.text(), 'stopped: cancelled')
+end)
+
+H.case('checkhealth ink: server, version and endpoint', function()
+  vim.cmd('checkhealth ink')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, true), '\n')
+  H.report('HEALTH ' .. vim.json.encode(text))
+  H.contains(text, 'OK server command found')
+  H.contains(text, 'OK ink-ls is running, protocol 0.1.0')
+  H.contains(text, 'OK model endpoint http://127.0.0.1:')
+  vim.cmd('bwipeout')
+end)
+
+H.run()

