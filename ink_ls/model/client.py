@@ -47,9 +47,11 @@ Sleep = Callable[[float], Awaitable[None]]
 class _Retryable(Exception):
     """A failure before the first streamed byte that another attempt may fix."""
 
-    def __init__(self, error: ModelError, retry_after: float | None = None) -> None:
+    def __init__(self, error: ModelError, short: str, retry_after: float | None = None) -> None:
         super().__init__(str(error))
         self.error = error
+        self.short = short
+        """A few words for the retry log line."""
         self.retry_after = retry_after
 
 
@@ -185,8 +187,8 @@ class OpenAIClient:
                     ) from None
                 delay = self._backoff(attempt, retry.retry_after)
                 log.warning(
-                    "model request failed (%s); retrying in %.1f s (retry %d of %d)",
-                    retry.error, delay, attempt, attempts - 1,
+                    "model request to %s failed (%s); retrying in %.1f s (retry %d of %d)",
+                    self.settings.base_url, retry.short, delay, attempt, attempts - 1,
                 )
                 await self._sleep(delay)
 
@@ -229,7 +231,7 @@ class OpenAIClient:
                 if not got_bytes:
                     raise _Retryable(ModelProtocolError(
                         f"the model endpoint at {self.settings.base_url} sent an empty reply"
-                    ))
+                    ), "empty reply")
                 raise ModelProtocolError(
                     "the model stream ended before it was complete (no [DONE]); "
                     "the reply was discarded"
@@ -242,7 +244,7 @@ class OpenAIClient:
             )
             if got_bytes:
                 raise error from None
-            raise _Retryable(error) from None
+            raise _Retryable(error, "timed out") from None
         except httpx.TransportError as exc:
             detail = redact(str(exc) or type(exc).__name__, key)
             if got_bytes:
@@ -253,7 +255,7 @@ class OpenAIClient:
                 f"cannot reach the model endpoint at {self.settings.base_url} ({detail}); start "
                 "a server there (e.g. `ollama serve`) or set INK_BASE_URL (or --base-url) to "
                 "your OpenAI-compatible endpoint"
-            )) from None
+            ), detail) from None
 
     def _status_error(self, resp: httpx.Response, raw: bytes, key: str | None) -> Exception:
         status = resp.status_code
@@ -268,7 +270,7 @@ class OpenAIClient:
             )
         if status == 408 or status == 429 or status >= 500:
             error = ModelHTTPError(status, short, f"{where} answered HTTP {status}: {short}")
-            return _Retryable(error, parse_retry_after(resp.headers))
+            return _Retryable(error, f"HTTP {status}", parse_retry_after(resp.headers))
         hint = ""
         if status in (401, 403):
             hint = "; check the API key (INK_API_KEY, or the variable named by --api-key-env)"

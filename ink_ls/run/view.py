@@ -9,6 +9,7 @@ items are printed as plain lines.
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -77,7 +78,8 @@ class TerminalView:
         if console.is_terminal:
             self._live = Live(
                 self, console=console, refresh_per_second=10, transient=True,
-                redirect_stdout=False, redirect_stderr=False,
+                # log lines (stderr) print above the live region instead of through it
+                redirect_stdout=False, redirect_stderr=sys.stderr.isatty(),
             )
             self._live.start()
 
