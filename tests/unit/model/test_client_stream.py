@@ -181,3 +181,28 @@ async def test_an_already_cancelled_signal_sends_no_request(
     _, msg = await collect(make_client(), REQ, controller.signal)
     assert msg.stop_reason == "aborted"
     assert server.requests == []
+
+
+async def test_cancelling_the_consuming_task_also_closes_the_connection(
+    server: FakeModelServer, make_client: MakeClient
+) -> None:
+    # the agent loop stops waiting by cancelling its consumer task: the stream must not leak
+    server.push(Reply(text="never sent", hang=True))
+    spy = _FirstByteSpy()
+    client = make_client(transport=spy)
+
+    async def consume() -> None:
+        async for _ in client.stream(REQ, CancelController().signal):
+            pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(spy.first_bytes.wait(), 5)
+    task.cancel()
+    await asyncio.wait({task}, timeout=5)
+    assert task.cancelled()
+
+    def saw_disconnect() -> bool:
+        with server._cond:
+            return server._cond.wait_for(lambda: server.disconnects >= 1, timeout=5)
+
+    assert await asyncio.to_thread(saw_disconnect)
