@@ -195,6 +195,12 @@ SCRIPT: dict[str, list[Reply]] = {
     "cmd-allow": [tool("bash", {"command": "echo approved > ran.txt"}), text("Created.")],
     "cmd-reject": [tool("bash", {"command": "echo no > never.txt"}), text("Not created.")],
     # slow enough that the answer is still streaming when the test cancels it
+    "input": [text("A demo project.")],
+    "edit-cancel": [
+        tool("edit", {"path": "app.py", "edits": [{"oldText": "x = 2", "newText": "x = 4"}]}),
+        text("unreachable: the turn was cancelled"),
+    ],
+    "readonly": [tool("bash", {"command": "echo no > blocked.txt"}), text("Refused.")],
     "cancel": [text("Let me think about this very carefully. " * 20, chunk_size=4, delay=0.1)],
 }
 
@@ -206,12 +212,15 @@ def _respond(payload: dict[str, Any]) -> Reply:
 
 E2E_CASES = [
     "ask: progress, streamed answer and tool call in the transcript",
-    "ask about a selection sends the range",
+    ":InkAsk from a visual selection sends the range",
+    ":InkAsk without a prompt asks with vim.ui.input",
     "edit accepted in the diff view: buffer and file changed",
     "edit rejected in the diff view: buffer and file unchanged",
     "command approved with vim.ui.select: it runs",
     "command rejected with vim.ui.select: it does not run",
     "cancel: :InkCancel ends the turn as cancelled",
+    "cancel while an edit is under review closes the diff and changes nothing",
+    "setup() again sends the new settings (approval readonly refuses without asking)",
     "checkhealth ink: server, version and endpoint",
 ]
 
@@ -259,6 +268,9 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
         'Tool "edit" blocked by user: the user rejected the edit: keep x as it is'
     ]
     assert _tool_results(model, "cmd-allow") == ["(no output)"]
+    assert _tool_results(model, "readonly") == [
+        'Tool "bash" blocked by policy: approval mode is readonly: commands are not run'
+    ]
     assert _tool_results(model, "cmd-reject") == [
         'Tool "bash" blocked by user: the user rejected this call'
     ]

@@ -108,14 +108,35 @@ H.case('ask: progress, streamed answer and tool call in the transcript', functio
   end
 end)
 
-H.case('ask about a selection sends the range', function()
-  local b = open('app.py')
-  vim.api.nvim_win_set_cursor(0, { 2, 0 })
-  local result = ask('[case:selection] explain these lines', {
-    bufnr = b,
-    range = { start = { 2, 0 }, ['end'] = { 3, 0 }, linewise = true },
-  })
+--- Waits for the end of a turn started by a command (not through ask()).
+---@param trigger fun()
+local function turn_of(trigger)
+  ink.new_session()
+  local data = H.wait_event('InkTurnEnd', trigger, nil, 30000)
+  if data.err then
+    error('prompt failed: ' .. vim.inspect(data.err))
+  end
+  return data.result
+end
+
+H.case(':InkAsk from a visual selection sends the range', function()
+  open('app.py')
+  local result = turn_of(function()
+    -- typed as a user would: select lines 2-3 linewise, then the command
+    vim.api.nvim_feedkeys(vim.keycode('2GVj:InkAsk [case:selection] explain these lines<CR>'), 'x', false)
+  end)
   H.eq('end_turn', result.stopReason)
+  H.contains(transcript.text(), '## You · app.py:2-3')
+end)
+
+H.case(':InkAsk without a prompt asks with vim.ui.input', function()
+  open('README.md')
+  local result = turn_of(function()
+    vim.api.nvim_input('[case:input] what is this?<CR>') -- answered in the real input() prompt
+    vim.cmd('InkAsk')
+  end)
+  H.eq('end_turn', result.stopReason)
+  H.contains(transcript.text(), '[case:input] what is this?')
 end)
 
 --- Runs an edit case: waits for the review, checks the diff view, then decides.
@@ -196,6 +217,42 @@ H.case('cancel: :InkCancel ends the turn as cancelled', function()
   H.eq('begin', progress[first].kind)
   H.eq('', ink.status(), 'status after the turn')
   H.contains(transcript.text(), 'stopped: cancelled')
+end)
+
+H.case('cancel while an edit is under review closes the diff and changes nothing', function()
+  local path = ws .. '/app.py'
+  local before = H.read(path)
+  open('app.py')
+  local tabs = #vim.api.nvim_list_tabpages()
+  local closed
+  local result = ask('[case:edit-cancel] make x four', nil, function()
+    H.wait_event('InkReviewOpen', nil, nil, 20000)
+    closed = H.wait_event('InkReviewClose', function()
+      vim.cmd('InkCancel')
+    end, nil, 20000)
+  end)
+  H.eq('cancelled', result.stopReason)
+  H.eq(false, closed.applied)
+  H.eq(tabs, #vim.api.nvim_list_tabpages(), 'the review tab closed')
+  H.eq(before, H.read(path), 'file on disk')
+end)
+
+H.case('setup() again sends the new settings (approval readonly refuses without asking)', function()
+  local asked = false
+  local id = vim.api.nvim_create_autocmd('User', {
+    pattern = 'InkApprovalRequest',
+    callback = function()
+      asked = true
+    end,
+  })
+  ink.setup(vim.tbl_extend('force', require('ink.config').options, { approval = 'readonly' }))
+  local ok, result = pcall(ask, '[case:readonly] create blocked.txt')
+  vim.api.nvim_del_autocmd(id)
+  ink.setup(vim.tbl_extend('force', require('ink.config').options, { approval = 'ask' }))
+  assert(ok, result)
+  H.eq('end_turn', result.stopReason)
+  H.eq(false, asked, 'an approval prompt was shown')
+  H.eq(nil, vim.uv.fs_stat(ws .. '/blocked.txt'), 'blocked.txt')
 end)
 
 H.case('checkhealth ink: server, version and endpoint', function()
