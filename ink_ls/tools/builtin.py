@@ -1,0 +1,30 @@
+"""The built-in tool list: the one place that says which tools a run has, in model order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ink_ls.tools.base import AnyTool
+from ink_ls.tools.bash import BashTool
+from ink_ls.tools.edit import EditTool
+from ink_ls.tools.find import FindTool
+from ink_ls.tools.grep import GrepTool
+from ink_ls.tools.ls import LsTool
+from ink_ls.tools.read import ReadTool
+from ink_ls.tools.task import TaskTool
+from ink_ls.tools.write import WriteTool
+
+
+def builtin_tools(cwd: Path | None = None) -> list[AnyTool]:
+    """read, bash, edit, write, grep, find, ls, task. The workspace root reaches every call
+    through `ToolContext.cwd`; `cwd` is accepted for callers that build per-workspace lists."""
+    return [
+        ReadTool(),
+        BashTool(),
+        EditTool(),
+        WriteTool(),
+        GrepTool(),
+        FindTool(),
+        LsTool(),
+        TaskTool(cwd),
+    ]
