@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from ink_ls.tools.base import AnyTool
@@ -15,12 +16,15 @@ from ink_ls.tools.task import TaskTool
 from ink_ls.tools.write import WriteTool
 
 
-def builtin_tools(cwd: Path | None = None) -> list[AnyTool]:
-    """read, bash, edit, write, grep, find, ls, task. The workspace root reaches every call
-    through `ToolContext.cwd`; `cwd` is accepted for callers that build per-workspace lists."""
+def builtin_tools(cwd: Path | None = None, *, secret_env: Iterable[str] = ()) -> list[AnyTool]:
+    """read, bash, edit, write, grep, find, ls, task.
+
+    The workspace root reaches every call through `ToolContext.cwd`. `secret_env` names
+    environment variables (e.g. the configured API key's) that commands must not inherit.
+    """
     return [
         ReadTool(),
-        BashTool(),
+        BashTool(secret_env=secret_env),
         EditTool(),
         WriteTool(),
         GrepTool(),
