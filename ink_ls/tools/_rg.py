@@ -19,6 +19,7 @@ from pathlib import Path
 from ink_ls.agent.signal import CancelSignal
 
 _STDERR_KEEP = 8 * 1024
+_MAX_LINE = 8 << 20
 
 
 class RgNotFoundError(Exception):
@@ -72,7 +73,6 @@ async def run_rg(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        limit=8 << 20,
     )
     assert proc.stdout is not None and proc.stderr is not None
     stdout, stderr_pipe = proc.stdout, proc.stderr
@@ -91,19 +91,25 @@ async def run_rg(
 
     stderr_task = asyncio.create_task(drain_stderr())
     stopped = False
+    pending = b""
     try:
-        while True:
-            try:
-                line = await stdout.readline()
-            except ValueError:
-                # A line over the stream limit was dropped by the reader; go on with the next.
-                continue
-            if not line:
-                break
-            if not on_line(line.rstrip(b"\n")):
-                stopped = True
-                kill()
-                break
+        # Big reads split here, not one await per line: rg can print tens of thousands.
+        dropping = False  # inside a line over _MAX_LINE: skipped up to its newline
+        while not stopped and (chunk := await stdout.read(1 << 16)):
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            if dropping and lines:
+                lines.pop(0)
+                dropping = False
+            if len(pending) > _MAX_LINE:
+                pending, dropping = b"", True
+            for line in lines:
+                if not on_line(line):
+                    stopped = True
+                    kill()
+                    break
+        if pending and not stopped and not on_line(pending):
+            stopped = True
         await stderr_task
         code = await proc.wait()
     finally:

@@ -4,6 +4,7 @@ its BOM and dominant line ending noted so they can be written back. No writing h
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,12 +41,19 @@ def decode(raw: str) -> TextFile:
     return TextFile(raw=raw, body=text.replace("\r\n", "\n"), bom=bom, crlf=crlf_count > lf_count)
 
 
-def load(path: Path, shown: str, files: FileView) -> TextFile | None:
+async def load(path: Path, shown: str, files: FileView) -> TextFile | None:
     """The text of `path` (buffer first), or `None` if it does not exist. Raises
-    `TextFileError` for a directory, a binary or non-UTF-8 file, or an unreadable one."""
+    `TextFileError` for a directory, a binary or non-UTF-8 file, or an unreadable one.
+
+    The file view is asked on the event loop (editor state is not thread-safe); only the disk
+    read runs in a worker thread."""
     buffer = files.open_document(path)
     if buffer is not None:
         return decode(buffer)
+    return await asyncio.to_thread(_load_disk, path, shown)
+
+
+def _load_disk(path: Path, shown: str) -> TextFile | None:
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -6,7 +6,6 @@ under the file's lock. It never writes the disk itself.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -143,7 +142,7 @@ class EditTool(Tool[EditParams]):
         try:
             async with file_lock(path, signal):
                 try:
-                    file = await asyncio.to_thread(load, path, shown, context.files)
+                    file = await load(path, shown, context.files)
                 except TextFileError as exc:
                     return ToolResult(str(exc), is_error=True)
                 if file is None:

@@ -6,7 +6,6 @@ editor for approval), under the file's lock. It never writes the disk itself.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pydantic import Field
@@ -50,7 +49,7 @@ class WriteTool(Tool[WriteParams]):
         try:
             async with file_lock(path, signal):
                 try:
-                    old = await asyncio.to_thread(load, path, shown, context.files)
+                    old = await load(path, shown, context.files)
                 except TextFileError as exc:
                     if path.is_dir():
                         return ToolResult(str(exc), is_error=True)
