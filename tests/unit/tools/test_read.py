@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from ink_ls.agent.messages import ToolCall
+from ink_ls.agent.pipeline import CallResult, decode_arguments, prepare
 from ink_ls.agent.signal import NEVER, CancelController
-from ink_ls.tools.base import Access, ToolContext, ToolResult
+from ink_ls.tools.base import Access, ToolContext, ToolRegistry, ToolResult
 from ink_ls.tools.read import ReadParams, ReadTool
 
 
@@ -306,3 +308,22 @@ async def test_cancel_stops_the_scan(tmp_path: Path) -> None:
     )
     assert started.is_set()
     assert (r.output, r.is_error) == ("Error: read aborted by user", True)
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ('"offset": 0', "0"),
+        ('"offset": -1', "-1"),
+        ('"offset": 1.5', "1.5"),
+        ('"offset": "2"', '"2"'),
+    ],
+)
+def test_pipeline_refuses_bad_offset_with_the_exact_text(raw: str, shown: str) -> None:
+    call = ToolCall(id="t1", name="read", arguments='{"path": "a.txt", ' + raw + "}")
+    result = prepare(call, ToolRegistry([ReadTool()]), decode_arguments(call.arguments))
+    assert isinstance(result, CallResult) and result.is_error
+    assert [b.text for b in result.content if b.type == "text"] == [
+        "Error: invalid arguments for read — /offset: offset must be a positive integer "
+        f"(1-indexed), got {shown}. Fix the arguments and retry."
+    ]
