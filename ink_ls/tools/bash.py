@@ -292,7 +292,7 @@ class _Call:
     def error(self) -> str | None:
         """The reason the call failed, in Ink's precedence, or None for a normal exit."""
         if self.stopped == "timeout":
-            return f"command timed out after {self.timeout:g}s and was killed"
+            return f"command timed out after {_seconds(self.timeout)}s and was killed"
         if self.stopped == "abort":
             return "command aborted by user"
         if self.status is not None and os.WIFSIGNALED(self.status):
@@ -300,6 +300,12 @@ class _Call:
         if self.status is None or not os.WIFEXITED(self.status):
             return "command ended without an exit status"
         return None
+
+
+def _seconds(value: float | None) -> str:
+    if value is not None and value == int(value):
+        return str(int(value))
+    return f"{value}"
 
 
 def _signal_name(number: int) -> str:

@@ -175,35 +175,42 @@ async def test_silent_escapee_does_not_hang_the_call(tmp_path: Path) -> None:
 
 async def test_chatty_escapee_is_cut_at_the_2s_cap(tmp_path: Path) -> None:
     tool = BashTool(log_dir=str(tmp_path))
-    command = "setsid bash -c 'while :; do echo tick; sleep 0.02; done' & echo started"
+    command = "setsid yes tick & echo started"  # never quiet, never closes the pipe
     started = time.monotonic()
     result = await tool.execute(
         BashParams(command=command), CancelController().signal, ToolContext("c", tmp_path)
     )
     took = time.monotonic() - started
-    assert 2.0 <= took < 2.6
-    assert result.output.startswith("stdout:\nstarted\ntick\n")
-    assert result.exit_code == 0
+    assert 2.0 <= took < 3.5
+    assert result.output.startswith("stdout:\ntick\ntick\n")
+    assert "(500 line limit). Full output: " in result.output
+    assert result.exit_code == 0 and not result.is_error
 
 
 async def test_writing_grandchild_output_is_all_kept(tmp_path: Path) -> None:
-    command = "( for i in $(seq 1 60); do echo line$i; sleep 0.01; done ) & echo shell-done"
+    # The shell exits at once; the grandchild keeps writing 1.3 MB into the inherited pipe.
+    command = "( seq 1 200000 ) & echo shell-done"
     tool = BashTool(log_dir=str(tmp_path))
     result = await tool.execute(
         BashParams(command=command), CancelController().signal, ToolContext("c", tmp_path)
     )
-    lines = result.output.split("\n")
-    assert lines[:2] == ["stdout:", "shell-done"]
-    assert lines[2:] == [f"line{i}" for i in range(1, 61)]
+    assert "lines 199502-200001 of 200001 (500 line limit)" in result.output
+    [log] = tmp_path.glob("ink-output-*.log")
+    lines = log.read_text().split("\n")
+    stdout = lines[lines.index("[stdout]") + 1 : lines.index("[stderr]")]
+    assert sorted(stdout) == sorted([str(i) for i in range(1, 200001)] + ["shell-done"])
 
 
 async def test_return_is_immediate_when_shell_exited_and_pipes_closed(tmp_path: Path) -> None:
     tool = BashTool(log_dir=str(tmp_path))
     # A background child that closed its copies of the pipes does not delay the result.
     args = BashParams(command="sleep 60 >/dev/null 2>&1 & echo $! > pids")
-    started = time.monotonic()
-    await tool.execute(args, CancelController().signal, ToolContext("c", tmp_path))
-    assert time.monotonic() - started < 0.09  # well under the 100 ms quiet wait
+    took = []
+    for _ in range(3):  # the best of three, so a busy machine does not fail the test
+        started = time.monotonic()
+        await tool.execute(args, CancelController().signal, ToolContext("c", tmp_path))
+        took.append(time.monotonic() - started)
+    assert min(took) < 0.09  # well under the 100 ms quiet wait
 
 
 async def test_cancel_during_the_post_exit_wait_ends_it_at_once(tmp_path: Path) -> None:
@@ -253,3 +260,64 @@ async def test_unkillable_process_is_reported_not_claimed_dead(
 def call_leader() -> int:
     [tree] = [t for t in _process.tracked() if not t.leader_reaped]
     return tree.pid
+
+
+async def test_stops_never_signal_pid_1_ourselves_or_our_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[tuple[str, int]] = []
+    real_kill, real_killpg = os.kill, os.killpg
+
+    def kill(pid: int, sig: int) -> None:
+        sent.append(("kill", pid))
+        real_kill(pid, sig)
+
+    def killpg(pgid: int, sig: int) -> None:
+        sent.append(("killpg", pgid))
+        real_killpg(pgid, sig)
+
+    monkeypatch.setattr(_process.os, "kill", kill)
+    monkeypatch.setattr(_process.os, "killpg", killpg)
+    call = Running("setsid sleep 60 & echo $! > esc; sleep 60 & wait", tmp_path)
+    [escapee] = await pids_from(tmp_path / "esc")
+    await call.cancel()
+    assert not running(escapee)
+    leader = max(t.pid for t in _process.tracked())
+    assert ("killpg", leader) in sent and ("kill", escapee) in sent
+    assert all(pid > 1 and pid not in (os.getpid(), os.getpgrp()) for _, pid in sent)
+
+
+async def test_group_kill_failure_falls_back_to_the_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(pgid: int, sig: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(_process.os, "killpg", refuse)
+    call = Running("sleep 60 & echo $! > pids; wait", tmp_path)
+    [pid] = await pids_from(tmp_path / "pids")
+    leader = max(t.pid for t in _process.tracked())
+    result, _ = await call.cancel()
+    assert "Warning" not in result.output
+    assert not running(leader) and not running(pid)
+
+
+async def test_missing_exit_status_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_waitpid = os.waitpid
+
+    def reaped_elsewhere(pid: int, options: int) -> tuple[int, int]:
+        if options == 0:  # the leader's waiter: someone else got the status first
+            real_waitpid(pid, options)
+            raise ChildProcessError(10, "No child processes")
+        return real_waitpid(pid, options)
+
+    monkeypatch.setattr(_process.os, "waitpid", reaped_elsewhere)
+    result = await BashTool(log_dir=str(tmp_path)).execute(
+        BashParams(command="echo hi"), CancelController().signal, ToolContext("c", tmp_path)
+    )
+    assert result.output == (
+        "Error: command ended without an exit status. Partial output:\nstdout:\nhi"
+    )
+    assert result.is_error
