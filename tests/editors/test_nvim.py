@@ -132,6 +132,8 @@ UNIT_CASES = [
     "review: a new file (CreateFile first) is created only on accept",
     "review: a buffer changed during the review is not overwritten (truthful answer)",
     "approval: the real vim.ui.select answers with the chosen action or vim.NIL",
+    ":help ink has valid tags for every command",
+    ":InkLog shows the transcript in a split",
 ]
 
 

@@ -292,4 +292,31 @@ H.case('approval: the real vim.ui.select answers with the chosen action or vim.N
   H.contains(transcript.text(), 'you chose: Reject')
 end)
 
+H.case(':help ink has valid tags for every command', function()
+  -- helptags on a copy, so the test never writes a tags file into the repository
+  local repo = assert(os.getenv('INK_TEST_REPO'))
+  local copy = vim.fn.tempname()
+  vim.fn.mkdir(copy .. '/doc', 'p')
+  H.write(copy .. '/doc/ink.txt', assert(H.read(repo .. '/editors/nvim/doc/ink.txt')))
+  vim.cmd('helptags ' .. vim.fn.fnameescape(copy .. '/doc')) -- errors on duplicate tags
+  vim.opt.runtimepath:append(copy)
+  for _, tag in ipairs({ 'ink', 'ink-setup', 'ink-review', ':InkAsk', ':InkCancel', ':InkLog', ':InkNewSession', ':InkAccept', ':InkReject' }) do
+    vim.cmd('help ' .. tag)
+    H.eq('ink.txt', vim.fn.expand('%:t'), ':help ' .. tag)
+    vim.cmd('helpclose')
+  end
+  for _, cmd in ipairs({ 'InkAsk', 'InkCancel', 'InkLog', 'InkNewSession', 'InkAccept', 'InkReject' }) do
+    H.eq(2, vim.fn.exists(':' .. cmd), 'command ' .. cmd)
+  end
+end)
+
+H.case(':InkLog shows the transcript in a split', function()
+  vim.cmd('only')
+  vim.cmd('InkLog')
+  H.eq(1, #vim.fn.win_findbuf(transcript.buf()), 'windows showing the transcript')
+  H.eq(2, #vim.api.nvim_tabpage_list_wins(0))
+  vim.cmd('InkLog') -- already shown: no second window
+  H.eq(2, #vim.api.nvim_tabpage_list_wins(0))
+end)
+
 H.run()

@@ -65,7 +65,8 @@
 ---@field label string
 ---@field client_id integer
 ---@field encoding string position encoding of the client
----@field files ink.ReviewFile[]
+---@field changes ink.FileChange[] the edit, per file
+---@field files ink.ReviewFile[] filled when the review is shown
 ---@field co thread the handler coroutine waiting for the decision
 ---@field bufs integer[] the scratch buffers of the diff view
 ---@field tabs integer[] the tab pages of the diff view
