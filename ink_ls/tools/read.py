@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +150,13 @@ def _read_disk(
     path: Path, shown: str, *, offset: int, max_lines: int, stop: threading.Event
 ) -> _Text | _Image | _Failure:
     try:
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            # A FIFO would block the open forever, a device could stream without end.
+            return _Failure(
+                f"Error: {shown} is not a regular file (a pipe, socket or device); "
+                "the read tool only reads files."
+            )
         with open(path, "rb") as fh:
             head = fh.read(_BINARY_SNIFF)
             mime = detect_mime(head)

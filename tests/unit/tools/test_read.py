@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import threading
 import tracemalloc
@@ -327,3 +328,13 @@ def test_pipeline_refuses_bad_offset_with_the_exact_text(raw: str, shown: str) -
         "Error: invalid arguments for read — /offset: offset must be a positive integer "
         f"(1-indexed), got {shown}. Fix the arguments and retry."
     ]
+
+
+async def test_fifo_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    r = await asyncio.wait_for(read(tmp_path, path="pipe"), 5)
+    assert (r.output, r.is_error) == (
+        "Error: pipe is not a regular file (a pipe, socket or device); the read tool only "
+        "reads files.",
+        True,
+    )
