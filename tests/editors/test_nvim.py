@@ -198,6 +198,7 @@ SCRIPT: dict[str, list[Reply]] = {
     "cmd-reject": [tool("bash", {"command": "echo no > never.txt"}), text("Not created.")],
     # slow enough that the answer is still streaming when the test cancels it
     "input": [text("A demo project.")],
+    "unsaved": [tool("read", {"path": "notes.txt"}), text("They say: unsaved words.")],
     "edit-cancel": [
         tool("edit", {"path": "app.py", "edits": [{"oldText": "x = 2", "newText": "x = 4"}]}),
         text("unreachable: the turn was cancelled"),
@@ -221,6 +222,7 @@ E2E_CASES = [
     "command approved with vim.ui.select: it runs",
     "command rejected with vim.ui.select: it does not run",
     "cancel: :InkCancel ends the turn as cancelled",
+    "the agent reads the unsaved text of an open buffer",
     "cancel while an edit is under review closes the diff and changes nothing",
     "setup() again sends the new settings (approval readonly refuses without asking)",
     "checkhealth ink: server, version and endpoint",
@@ -241,6 +243,7 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     ws.mkdir()
     (ws / "README.md").write_text(README)
     (ws / "app.py").write_text(APP)
+    (ws / "notes.txt").write_text("on disk\n")
     with FakeModelServer() as model:
         model.push(*([_respond] * 40))
         run = run_nvim(
@@ -270,6 +273,7 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
         'Tool "edit" blocked by user: the user rejected the edit: keep x as it is'
     ]
     assert _tool_results(model, "cmd-allow") == ["(no output)"]
+    assert "unsaved words from the buffer" in _tool_results(model, "unsaved")[0]
     assert _tool_results(model, "readonly") == [
         'Tool "bash" blocked by policy: approval mode is readonly: commands are not run'
     ]

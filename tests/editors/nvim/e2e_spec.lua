@@ -219,6 +219,17 @@ H.case('cancel: :InkCancel ends the turn as cancelled', function()
   H.contains(transcript.text(), 'stopped: cancelled')
 end)
 
+H.case('the agent reads the unsaved text of an open buffer', function()
+  local b = open('notes.txt')
+  vim.api.nvim_buf_set_lines(b, 0, -1, true, { 'unsaved words from the buffer' })
+  open('README.md')
+  local result = ask('[case:unsaved] what do my notes say?')
+  H.eq('end_turn', result.stopReason)
+  H.contains(transcript.text(), '● read notes.txt  [completed')
+  H.eq('on disk\n', H.read(ws .. '/notes.txt'), 'the file itself is untouched')
+  vim.cmd('bwipeout! ' .. b)
+end)
+
 H.case('cancel while an edit is under review closes the diff and changes nothing', function()
   local path = ws .. '/app.py'
   local before = H.read(path)

@@ -65,6 +65,15 @@ local function when_ready(client, cb)
   check()
 end
 
+--- Attaches the client to a file buffer (so the server reads its unsaved text).
+---@param client vim.lsp.Client
+---@param b integer
+function M.attach(client, b)
+  if vim.api.nvim_buf_is_loaded(b) and is_file_buffer(b) and not client.attached_buffers[b] then
+    vim.lsp.buf_attach_client(b, client.id)
+  end
+end
+
 --- Finds or starts the client, attaches it to `bufnr` when that is a file buffer (so the
 --- server reads unsaved text), then calls `cb` once it is initialized.
 ---@param bufnr integer
@@ -72,9 +81,7 @@ end
 function M.ensure(bufnr, cb)
   local client = M.get()
   if client then
-    if is_file_buffer(bufnr) and not client.attached_buffers[bufnr] then
-      vim.lsp.buf_attach_client(bufnr, client.id)
-    end
+    M.attach(client, bufnr)
     return when_ready(client, cb)
   end
   local config = vim.lsp.config[M.NAME]
@@ -94,6 +101,10 @@ function M.ensure(bufnr, cb)
   client = id and vim.lsp.get_client_by_id(id)
   if not client then
     return cb(nil, 'could not start ink-ls (see :InkLog server)')
+  end
+  -- every open file, not only the one asked from: the agent may read any of them
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    M.attach(client, b)
   end
   when_ready(client, cb)
 end

@@ -17,6 +17,17 @@ vim.api.nvim_create_autocmd('LspProgress', {
   end,
 })
 
+-- files opened while ink-ls runs are attached too, so reads see their unsaved text
+vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+  group = group,
+  callback = function(ev)
+    local running = client.get()
+    if running then
+      client.attach(running, ev.buf)
+    end
+  end,
+})
+
 --- Configures the plugin and the "ink" LSP config. Calling it again while ink-ls runs
 --- sends the new settings with workspace/didChangeConfiguration.
 ---@param opts? ink.Options
