@@ -113,6 +113,10 @@ class ModelSettings(BaseModel):
             if override is not None:
                 values[field] = override
                 origin[field] = f"--{field.replace('_', '-')}"
+        if values.get("api_key_env") and origin.get("api_key") in ("INK_API_KEY",
+                                                                   "OPENAI_API_KEY"):
+            # a named key variable beats the generic INK_API_KEY / OPENAI_API_KEY
+            del values["api_key"]
         if "model" not in values:
             host = urlsplit(str(values.get("base_url", DEFAULT_BASE_URL))).hostname or ""
             values["model"] = (

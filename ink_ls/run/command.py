@@ -143,24 +143,12 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     return _Setup(cwd, prompt, settings, approval, session)
 
 
-def make_tools(cwd: Path) -> ToolRegistry:
-    """The built-in tools rooted at `cwd`."""
-    try:
-        from ink_ls.tools.builtin import builtin_tools  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:
-        from ink_ls.tools.bash import BashTool
-        from ink_ls.tools.edit import EditTool
-        from ink_ls.tools.find import FindTool
-        from ink_ls.tools.grep import GrepTool
-        from ink_ls.tools.ls import LsTool
-        from ink_ls.tools.read import ReadTool
-        from ink_ls.tools.task import TaskTool
-        from ink_ls.tools.write import WriteTool
+def make_tools(cwd: Path, settings: ModelSettings) -> ToolRegistry:
+    """The built-in tools rooted at `cwd`; commands never inherit the API key's variable."""
+    from ink_ls.tools.builtin import builtin_tools
 
-        return ToolRegistry([ReadTool(), BashTool(), EditTool(), WriteTool(), GrepTool(),
-                             FindTool(), LsTool(), TaskTool(cwd)])
-    tools = builtin_tools(cwd)
-    return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+    secret = [settings.api_key_env] if settings.api_key_env else []
+    return ToolRegistry(builtin_tools(cwd, secret_env=secret))
 
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
@@ -173,7 +161,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
     writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
                           else DiskWriter())
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
-    tools = make_tools(setup.cwd)
+    tools = make_tools(setup.cwd, setup.settings)
     client = OpenAIClient(setup.settings)
     agent = Agent(
         client, tools,

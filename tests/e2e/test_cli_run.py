@@ -251,3 +251,19 @@ async def test_ask_without_a_terminal_is_a_usage_error(ink: Callable[..., Any]) 
     assert run.stderr.strip() == (
         "ink-ls run: --approval ask needs a terminal to ask on (stdin is not one); use "
         "--approval auto or --approval readonly")
+
+
+async def test_commands_never_see_the_api_key(
+    ink: Callable[..., Any], fake: FakeModelServer, env: dict[str, str]
+) -> None:
+    env["MY_PROVIDER_KEY"] = "sk-provider-only-1234"
+    fake.push(tool("bash", {"command": "env; echo end-of-env"}, call_ids=["c_env"]), text("ok"))
+    run: Run = await ink("--json", "--approval", "auto", "--api-key-env", "MY_PROVIDER_KEY",
+                         "show the environment")
+    assert await run.finish() == 0, run.stderr
+    assert fake.request_headers[0]["Authorization"] == "Bearer sk-provider-only-1234"
+    output = fake.wait_requests(2)[1]["messages"][3]["content"]
+    assert "end-of-env" in output and "INK=1" in output
+    for secret in ("sk-provider-only-1234", SECRET):
+        assert secret not in output
+        assert secret not in json.dumps(run.events)

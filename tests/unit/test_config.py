@@ -43,6 +43,11 @@ def test_api_key_env_names_the_variable_to_read() -> None:
     s = ModelSettings.from_env({}, api_key_env="MY_KEY")
     assert s.resolved_api_key({"MY_KEY": "mine", "OPENAI_API_KEY": "other"}) == "mine"
     assert s.resolved_api_key({"OPENAI_API_KEY": "other"}) == "other"
+    env = {"MY_KEY": "mine", "INK_API_KEY": "generic"}
+    named = ModelSettings.from_env(env, api_key_env="MY_KEY")
+    assert named.resolved_api_key(env) == "mine"  # the named variable beats INK_API_KEY
+    assert ModelSettings.from_env(env, api_key_env="MY_KEY", api_key="given").resolved_api_key(
+        env) == "given"
 
 
 def test_invalid_values_name_their_source_and_never_echo_the_value() -> None:
