@@ -60,11 +60,12 @@ async def run_rg(
     *,
     cwd: Path,
     signal: CancelSignal,
-    on_line: Callable[[bytes], bool],
+    on_lines: Callable[[list[bytes]], bool],
 ) -> RgRun:
-    """Run `rg <args>` in `cwd`, feeding each stdout line (without its newline) to `on_line`.
+    """Run `rg <args>` in `cwd`, feeding its stdout lines (without newlines) to `on_lines`,
+    a batch at a time (so a consumer that only counts pays nothing per line).
 
-    `on_line` returns False to stop: rg is then killed. A cancel kills rg at once.
+    `on_lines` returns False to stop: rg is then killed. A cancel kills rg at once.
     """
     proc = await asyncio.create_subprocess_exec(
         find_rg(),
@@ -103,12 +104,10 @@ async def run_rg(
                 dropping = False
             if len(pending) > _MAX_LINE:
                 pending, dropping = b"", True
-            for line in lines:
-                if not on_line(line):
-                    stopped = True
-                    kill()
-                    break
-        if pending and not stopped and not on_line(pending):
+            if lines and not on_lines(lines):
+                stopped = True
+                kill()
+        if pending and not stopped and not on_lines([pending]):
             stopped = True
         await stderr_task
         code = await proc.wait()

@@ -58,17 +58,18 @@ class _Collector:
     total: int = 0
     cut_by_bytes: bool = False
 
-    def feed(self, raw: bytes) -> bool:
-        self.total += 1
-        if len(self.paths) >= self.limit or self.cut_by_bytes:
-            return True  # only counted, so the note can say how many there are
-        path = raw.decode("utf-8", "replace").removeprefix("./")
-        add = len(path.encode("utf-8")) + (1 if self.paths else 0)
-        if self.size + add > MAX_BYTES:
-            self.cut_by_bytes = True
-            return True
-        self.paths.append(path)
-        self.size += add
+    def feed(self, lines: list[bytes]) -> bool:
+        self.total += len(lines)
+        for raw in lines:
+            if len(self.paths) >= self.limit or self.cut_by_bytes:
+                break  # the rest are only counted, so the note can say how many there are
+            path = raw.decode("utf-8", "replace").removeprefix("./")
+            add = len(path.encode("utf-8")) + (1 if self.paths else 0)
+            if self.size + add > MAX_BYTES:
+                self.cut_by_bytes = True
+                break
+            self.paths.append(path)
+            self.size += add
         return True
 
 
@@ -103,7 +104,7 @@ class FindTool(Tool[FindParams]):
         flags.append(relative_for_display(target, context.cwd))
         collector = _Collector(limit=args.limit)
         try:
-            run = await run_rg(flags, cwd=context.cwd, signal=signal, on_line=collector.feed)
+            run = await run_rg(flags, cwd=context.cwd, signal=signal, on_lines=collector.feed)
         except RgNotFoundError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
         if run.cancelled:

@@ -79,7 +79,10 @@ class _Collector:
     _last: tuple[str, int] | None = None
     _trailing: int = 0
 
-    def feed(self, raw: bytes) -> bool:
+    def feed(self, lines: list[bytes]) -> bool:
+        return all(self._feed_one(raw) for raw in lines)
+
+    def _feed_one(self, raw: bytes) -> bool:
         try:
             msg = json.loads(raw)
         except ValueError:
@@ -158,7 +161,7 @@ class GrepTool(Tool[GrepParams]):
         flags += ["--", args.pattern, relative_for_display(target, context.cwd)]
         collector = _Collector(limit=args.limit, context=args.context)
         try:
-            run = await run_rg(flags, cwd=context.cwd, signal=signal, on_line=collector.feed)
+            run = await run_rg(flags, cwd=context.cwd, signal=signal, on_lines=collector.feed)
         except RgNotFoundError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
         if run.cancelled:
