@@ -2,6 +2,7 @@
 --- with :diffthis, waits (the server request runs in a coroutine) for accept or reject, then
 --- applies and writes on accept. The answer is always the truth; it never talks to ink/*.
 local edit = require('ink.edit')
+local files = require('ink.files')
 
 local M = {}
 
@@ -14,54 +15,6 @@ local queue = {}
 local active
 local next_id = 0
 
----@param path string
----@return string?
-local function read_file(path)
-  local f = io.open(path, 'rb')
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-
---- The text of a buffer as the LSP client sends it (lines joined, newline when 'eol').
----@param b integer
----@return string
-local function buf_text(b)
-  return edit.from_lines(vim.api.nvim_buf_get_lines(b, 0, -1, true), vim.bo[b].eol)
-end
-
---- The loaded buffer of a file, if any (never creates one).
----@param path string
----@return integer?
-local function loaded_buf(path)
-  local want = vim.fs.normalize(path)
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(b) and vim.fs.normalize(vim.api.nvim_buf_get_name(b)) == want then
-      return b
-    end
-  end
-end
-
---- The text a change applies to right now: the buffer when loaded, else the disk.
----@param path string
----@return string text, integer? bufnr
-local function current_text(path)
-  local b = loaded_buf(path)
-  if b then
-    return buf_text(b), b
-  end
-  return read_file(path) or '', nil
-end
-
----@param path string
-local function relpath(path)
-  local rel = vim.fs.relpath and vim.fs.relpath(vim.fn.getcwd(), path)
-  return rel or vim.fn.fnamemodify(path, ':~:.')
-end
-
 --- Reads the current texts and computes the proposed ones.
 ---@param review ink.Review
 ---@param changes ink.FileChange[]
@@ -69,18 +22,18 @@ end
 local function prepare(review, changes)
   review.files = {}
   for _, change in ipairs(changes) do
-    local current, b = current_text(change.path)
+    local current, b = files.current_text(change.path)
     local version = b and vim.lsp.util.buf_versions[b]
     if change.version and version and version > change.version then
       return ('%s changed after the edit was proposed (version %d, now %d)'):format(
-        relpath(change.path),
+        files.relpath(change.path),
         change.version,
         version
       )
     end
     local proposed, err = edit.propose(change, current, review.encoding)
     if not proposed then
-      return ('cannot apply the edit to %s: %s'):format(relpath(change.path), err)
+      return ('cannot apply the edit to %s: %s'):format(files.relpath(change.path), err)
     end
     review.files[#review.files + 1] =
       { change = change, current = current, proposed = proposed, bufnr = b }
@@ -142,7 +95,7 @@ end
 ---@param file ink.ReviewFile
 local function show_file(review, file)
   local path = file.change.path
-  local rel = relpath(path)
+  local rel = files.relpath(path)
   local ft = vim.filetype.match({ filename = path })
   local tag = ('ink://review/%d/'):format(review.id)
   local left = scratch(tag .. 'current/' .. rel, file.current, ft)
@@ -229,61 +182,6 @@ local function show_next()
   end
 end
 
----@param path string
-local function write_buffer(b, path)
-  vim.fn.mkdir(vim.fs.dirname(path), 'p')
-  -- noautocmd: a format-on-save hook must not change what the user approved; `!` because
-  -- the server may have touched the file on disk while the buffer stayed unmodified.
-  return pcall(vim.api.nvim_buf_call, b, function()
-    vim.cmd('silent noautocmd keepalt keepjumps write!')
-  end)
-end
-
---- Applies an accepted review to the buffers and writes the files.
----@param review ink.Review
----@return boolean ok, string? err
-local function apply(review)
-  for _, f in ipairs(review.files) do
-    if current_text(f.change.path) ~= f.current then
-      return false, relpath(f.change.path) .. ' changed during the review; nothing was applied'
-    end
-  end
-  for _, f in ipairs(review.files) do
-    local path = f.change.path
-    local b = loaded_buf(path)
-    if not b then
-      b = vim.fn.bufadd(path)
-      vim.fn.bufload(b)
-      vim.bo[b].buflisted = true
-    end
-    for _, batch in ipairs(f.change.batches) do
-      vim.lsp.util.apply_text_edits(edit.strip_annotations(batch), b, review.encoding)
-    end
-    local eol = f.proposed:sub(-1) == '\n'
-    vim.bo[b].eol = eol
-    if not eol then
-      vim.bo[b].fixeol = false
-    end
-    if buf_text(b) ~= f.proposed then
-      -- apply_text_edits cannot express every end-of-file case (e.g. text into an empty new
-      -- buffer leaves an extra empty line): set the accepted lines directly
-      vim.api.nvim_buf_set_lines(b, 0, -1, true, (edit.to_lines(f.proposed)))
-    end
-    if buf_text(b) ~= f.proposed then
-      vim.api.nvim_buf_set_lines(b, 0, -1, true, (edit.to_lines(f.current)))
-      return false, 'applying the edit to ' .. relpath(path) .. ' gave a different text'
-    end
-    local ok, err = write_buffer(b, path)
-    if not ok then
-      return false, ('could not write %s: %s'):format(relpath(path), tostring(err))
-    end
-    if read_file(path) ~= f.proposed then
-      return false, relpath(path) .. ' on disk does not hold the accepted text after writing'
-    end
-  end
-  return true
-end
-
 --- Handler for workspace/applyEdit from ink-ls (runs in the request's coroutine).
 ---@param params { label?: string, edit: table }
 ---@param ctx lsp.HandlerContext
@@ -317,7 +215,7 @@ function M.handler(_, params, ctx)
   local decision = coroutine.yield() --[[@as ink.Decision]]
   local ok, apply_err = false, decision.reason
   if decision.accept then
-    ok, apply_err = apply(review)
+    ok, apply_err = files.apply(review.files, review.encoding)
   end
   if active == review then
     active = nil
