@@ -197,6 +197,7 @@ SCRIPT: dict[str, list[Reply]] = {
     "cmd-allow": [tool("bash", {"command": "echo approved > ran.txt"}), text("Created.")],
     "cmd-reject": [tool("bash", {"command": "echo no > never.txt"}), text("Not created.")],
     # slow enough that the answer is still streaming when the test cancels it
+    "selection-chars": [text("A word.")],
     "input": [text("A demo project.")],
     "unsaved": [tool("read", {"path": "notes.txt"}), text("They say: unsaved words.")],
     "edit-cancel": [
@@ -216,6 +217,7 @@ def _respond(payload: dict[str, Any]) -> Reply:
 E2E_CASES = [
     "ask: progress, streamed answer and tool call in the transcript",
     ":InkAsk from a visual selection sends the range",
+    ":InkAsk from a characterwise selection sends the exact characters",
     ":InkAsk without a prompt asks with vim.ui.input",
     "edit accepted in the diff view: buffer and file changed",
     "edit rejected in the diff view: buffer and file unchanged",
@@ -227,6 +229,12 @@ E2E_CASES = [
     "setup() again sends the new settings (approval readonly refuses without asking)",
     "checkhealth ink: server, version and endpoint",
 ]
+
+
+def _asked(model: FakeModelServer, tag: str) -> str:
+    """The user message (prompt with editor context) the model got for a case."""
+    first = next(r for r in model.requests if _case_of(r)[0] == tag)
+    return _content([m for m in first["messages"] if m["role"] == "user"][-1])
 
 
 def _tool_results(model: FakeModelServer, tag: str) -> list[str]:
@@ -244,6 +252,7 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     (ws / "README.md").write_text(README)
     (ws / "app.py").write_text(APP)
     (ws / "notes.txt").write_text("on disk\n")
+    (ws / "greet.txt").write_text("héllo wörld\n")
     with FakeModelServer() as model:
         model.push(*([_respond] * 40))
         run = run_nvim(
@@ -264,10 +273,16 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     ask_reqs = [r for r in model.requests if _case_of(r)[0] == "ask"]
     assert "README.md" in _content([m for m in ask_reqs[0]["messages"] if m["role"] == "user"][-1])
     assert "Start the project with `make start`." in _tool_results(model, "ask")[0]
-    selection = [r for r in model.requests if _case_of(r)[0] == "selection"][0]
-    asked = _content([m for m in selection["messages"] if m["role"] == "user"][-1])
-    assert "(lines 2-3)" in asked
-    assert "    x = 1\n    return x" in asked
+    assert _asked(model, "selection").endswith(
+        "Context: the user is looking at app.py (lines 2-3), selected text:\n"
+        "```\n    x = 1\n    return x\n```"
+    )
+    assert _asked(model, "selection-chars").endswith(
+        "Context: the user is looking at greet.txt (lines 1-1), selected text:\n```\nwörld\n```"
+    )
+    assert _asked(model, "input") == (
+        "[case:input] what is this?\n\nContext: the user is looking at README.md"
+    )
     assert _tool_results(model, "edit-accept") == ["Edited app.py: 1 edit applied."]
     assert _tool_results(model, "edit-reject") == [
         'Tool "edit" blocked by user: the user rejected the edit: keep x as it is'
