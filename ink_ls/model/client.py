@@ -12,8 +12,6 @@ import json
 import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 
 import httpx
 
@@ -32,12 +30,11 @@ from ink_ls.model.errors import (
     is_context_length_error,
     redact,
 )
+from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
 from ink_ls.model.sse import SSEDecoder
 
 log = logging.getLogger(__name__)
 
-MAX_RETRY_AFTER = 60.0
-"""A longer `Retry-After` is not waited for: the error is reported instead."""
 _ERROR_BODY_CAP = 64 * 1024
 _JSON_BODY_CAP = 16 * 1024 * 1024
 
@@ -61,30 +58,6 @@ class _Cancelled:
 
 _CANCELLED = _Cancelled()
 _QueueItem = TextDelta | ReplyDone | BaseException | _Cancelled
-
-
-def parse_retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class OpenAIClient:
@@ -181,10 +154,10 @@ class OpenAIClient:
                 if attempt == attempts:
                     raise _after_attempts(retry.error, attempts) from None
                 if retry.retry_after is not None and retry.retry_after > MAX_RETRY_AFTER:
-                    raise ModelError(
-                        f"{retry.error} (the endpoint asked to retry after "
-                        f"{retry.retry_after:.0f} s, longer than ink-ls waits)"
-                    ) from None
+                    raise _with_note(retry.error, (
+                        f" (the endpoint asked to retry after {retry.retry_after:.0f} s, "
+                        "longer than ink-ls waits)"
+                    )) from None
                 delay = self._backoff(attempt, retry.retry_after)
                 log.warning(
                     "model request to %s failed (%s); retrying in %.1f s (retry %d of %d)",
@@ -193,11 +166,7 @@ class OpenAIClient:
                 await self._sleep(delay)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        """`Retry-After` when given; else exponential from 0.5 s (cap 8 s) with jitter."""
-        if retry_after is not None:
-            return retry_after
-        jitter = 0.5 + float(self._rng()) / 2
-        return float(min(8.0, 0.5 * 2 ** (attempt - 1)) * jitter)
+        return backoff_delay(attempt, retry_after, self._rng())
 
     async def _once(
         self,
@@ -272,7 +241,10 @@ class OpenAIClient:
             error = ModelHTTPError(status, short, f"{where} answered HTTP {status}: {short}")
             return _Retryable(error, f"HTTP {status}", parse_retry_after(resp.headers))
         hint = ""
-        if status in (401, 403):
+        if 300 <= status < 400:
+            hint = (f"; it redirects to {resp.headers.get('location', '(no location)')}: "
+                    "set the base URL to the final address")
+        elif status in (401, 403):
             hint = "; check the API key (INK_API_KEY, or the variable named by --api-key-env)"
         elif status == 404:
             hint = (
@@ -284,9 +256,13 @@ class OpenAIClient:
 
 def _after_attempts(error: ModelError, attempts: int) -> ModelError:
     """The last error, saying how often it was tried."""
-    note = f" (gave up after {attempts} attempts)" if attempts > 1 else ""
+    return _with_note(error, f" (gave up after {attempts} attempts)" if attempts > 1 else "")
+
+
+def _with_note(error: ModelError, note: str) -> ModelError:
+    """The same kind of error with `note` appended to its message."""
     if isinstance(error, ModelHTTPError):
-        return ModelHTTPError(error.status, error.body_excerpt, f"{error}{note}")
+        return type(error)(error.status, error.body_excerpt, f"{error}{note}")
     return type(error)(f"{error}{note}")
 
 

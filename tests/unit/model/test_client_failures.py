@@ -248,3 +248,17 @@ async def test_interleaved_tool_call_deltas_are_joined_by_index(make_client: Mak
     ]
     assert msg.stop_reason == "tool_use"
     assert msg.usage.output_tokens == 9
+
+
+async def test_a_retry_after_longer_than_a_minute_is_reported_not_waited_for(
+    server: FakeModelServer, make_client: MakeClient, sleeps: SleepRecorder
+) -> None:
+    server.push(Reply(status=429, headers={"Retry-After": "3600"},
+                      body='{"error":{"message":"quota exceeded"}}'))
+    with pytest.raises(ModelHTTPError) as info:
+        await collect(make_client(), REQ)
+    assert info.value.status == 429
+    assert str(info.value).endswith(
+        "answered HTTP 429: quota exceeded (the endpoint asked to retry after 3600 s, longer "
+        "than ink-ls waits)")
+    assert len(server.requests) == 1 and sleeps.delays == []
