@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import signal
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -27,31 +26,33 @@ from ink_ls.handlers import ink, lifecycle
 from ink_ls.handlers._state import ServerState
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import PARSE_ERROR
+from ink_ls.tools._process import install_exit_cleanup
 from ink_ls.tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
 
 
+# No attribute defaults: lsprotocol's converter omits default values when unstructuring.
 @attrs.define
 class RawRequest:
     id: int | str
     method: str
-    jsonrpc: str = "2.0"
-    params: Any = None
+    jsonrpc: str
+    params: Any
 
 
 @attrs.define
 class RawNotification:
     method: str
-    jsonrpc: str = "2.0"
-    params: Any = None
+    jsonrpc: str
+    params: Any
 
 
 @attrs.define
 class RawResponse:
     id: int | str
-    jsonrpc: str = "2.0"
-    result: Any = None
+    jsonrpc: str
+    result: Any
 
 
 _RAW_REQUESTS = frozenset(methods.INK_REQUESTS + methods.SERVER_REQUESTS)
@@ -59,13 +60,13 @@ _RAW_NOTIFICATIONS = frozenset(methods.SERVER_NOTIFICATIONS)
 
 
 def _keep_dicts(obj: dict[str, Any], cls: type[Any]) -> Any:
-    fields = {a.name for a in attrs.fields(cls)}
-    return cls(**{k: v for k, v in obj.items() if k in fields})
+    values = {a.name: obj.get(a.name) for a in attrs.fields(cls)}
+    return cls(**values)
 
 
 def ink_converter() -> Any:
     """pygls' converter, plus hooks that keep `ink/*` params and raw results as dicts."""
-    converter = default_converter()
+    converter = default_converter()  # type: ignore[no-untyped-call]
     for cls in (RawRequest, RawNotification, RawResponse):
         converter.register_structure_hook(cls, _keep_dicts)
     return converter
@@ -137,13 +138,31 @@ class InkServer(LanguageServer):
         log.error("server error: %s", error)
 
 
+def _fallback_tools(cwd: Path) -> ToolRegistry:
+    from ink_ls.tools.bash import BashTool
+    from ink_ls.tools.edit import EditTool
+    from ink_ls.tools.find import FindTool
+    from ink_ls.tools.grep import GrepTool
+    from ink_ls.tools.ls import LsTool
+    from ink_ls.tools.read import ReadTool
+    from ink_ls.tools.task import TaskTool
+    from ink_ls.tools.write import WriteTool
+
+    return ToolRegistry(
+        [BashTool(), ReadTool(), EditTool(), WriteTool(), GrepTool(), FindTool(), LsTool(),
+         TaskTool(cwd)]
+    )
+
+
 def default_deps() -> HostDeps:
     """The real model client, built-in tools and system prompt."""
     from ink_ls.model.client import OpenAIClient
 
     def make_tools(cwd: Path) -> ToolRegistry:
-        from ink_ls.tools.builtin import builtin_tools
-
+        try:
+            from ink_ls.tools.builtin import builtin_tools  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        except ImportError:
+            return _fallback_tools(cwd)
         tools = builtin_tools(cwd)
         return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
 
@@ -157,6 +176,8 @@ def default_deps() -> HostDeps:
 
 def build_server(deps: HostDeps | None = None) -> InkServer:
     """A configured server with every handler registered (not started)."""
+    # pygls logs whole message bodies at INFO/DEBUG, `initialize` (with the API key) included
+    logging.getLogger("pygls").setLevel(logging.WARNING)
     server = InkServer(
         "ink-ls",
         __version__,
@@ -179,15 +200,10 @@ def registered_methods(server: LanguageServer) -> set[str]:
     return set(fm.features) | set(fm.builtin_features)
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    lifecycle.kill_tool_processes()
-    raise SystemExit(128 + signum)
-
-
 def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 2087) -> None:
     """Serve one client over `transport` ("stdio" or "tcp"); kills tool processes on the way out."""
     server = build_server()
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    install_exit_cleanup()  # SIGTERM/SIGINT/SIGHUP and interpreter exit kill tool processes
     try:
         if transport == "tcp":
             server.start_tcp(host, port)
