@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -267,3 +268,18 @@ async def test_commands_never_see_the_api_key(
     for secret in ("sk-provider-only-1234", SECRET):
         assert secret not in output
         assert secret not in json.dumps(run.events)
+
+
+async def test_without_json_or_a_terminal_the_output_is_plain_lines(
+    ink: Callable[..., Any], fake: FakeModelServer
+) -> None:
+    fake.push(tool("read", {"path": "README.md"}), text("Use `make start`."))
+    run = await ink("--approval", "readonly", "how do I start it?")
+    out, err = await asyncio.wait_for(run.proc.communicate(), WAIT)
+    assert run.proc.returncode == 0, err.decode()
+    first, answer = out.decode().splitlines()
+    assert re.fullmatch(r"✓ read README\.md  \d+ ms", first)
+    assert answer == "Use `make start`."
+    lines = err.decode().splitlines()
+    assert lines[0].startswith("session s-") and lines[0].endswith(f"fake-model at {fake.base_url}")
+    assert lines[1].startswith("completed · 20 tokens in, 10 out · continue with --session s-")
