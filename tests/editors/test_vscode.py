@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -144,7 +145,11 @@ def run_node(
 
 
 def _assert_passed(out: str, expected: list[str]) -> None:
-    passed = {line[5:].strip() for line in out.splitlines() if line.startswith("PASS ")}
+    passed = {
+        re.sub(r" \(\d+ ms\)$", "", line[5:].strip())
+        for line in out.splitlines()
+        if line.startswith("PASS ")
+    }
     missing = [name for name in expected if name not in passed]
     assert not missing, f"missing PASS lines {missing}\n--- output ---\n{out}"
     assert "FAIL " not in out, out
@@ -190,7 +195,7 @@ def test_protocol_layer(model: FakeModelServer, workspace: Path) -> None:
 WORKBENCH_CASES = [
     "ask from the palette shows the answer",
     "edit rejected in the diff leaves the file unchanged",
-    "edit accepted in the diff is applied and saved",
+    "edit accepted in the diff is applied, saved and undoable",
     "command approved in the modal runs",
 ]
 

@@ -158,8 +158,10 @@ export function withoutConfirmation(params: ApplyWorkspaceEditParams): ApplyWork
 
 /** A short summary such as `2 lines removed, 3 added` between two texts (by line count). */
 export function summarizeChange(oldText: string, newText: string): string {
-  const oldLines = oldText === '' ? [] : oldText.split(/\r\n|\r|\n/);
-  const newLines = newText === '' ? [] : newText.split(/\r\n|\r|\n/);
+  // A final line break ends the last line; it does not start another one.
+  const lines = (t: string): string[] => (t === '' ? [] : t.replace(/(\r\n|\r|\n)$/, '').split(/\r\n|\r|\n/));
+  const oldLines = lines(oldText);
+  const newLines = lines(newText);
   // Strip the common head and tail: what is left is what changed.
   let head = 0;
   while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) {
@@ -177,7 +179,7 @@ export function summarizeChange(oldText: string, newText: string): string {
   const added = newLines.length - head - tail;
   const plural = (n: number): string => (n === 1 ? 'line' : 'lines');
   if (removed === 0 && added === 0) {
-    return 'no change';
+    return oldText === newText ? 'no change' : 'line breaks changed';
   }
   if (removed === 0) {
     return `${added} ${plural(added)} added`;

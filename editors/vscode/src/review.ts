@@ -43,6 +43,7 @@ export class EditReviewer implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
   private counter = 0;
+  private statusMessage: vscode.Disposable | undefined;
 
   constructor(private readonly log: (line: string) => void) {
     const provider: vscode.TextDocumentContentProvider = {
@@ -54,6 +55,8 @@ export class EditReviewer implements vscode.Disposable {
       vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, provider),
       this.queue.onDidChangeCurrent((current) => {
         void vscode.commands.executeCommand('setContext', REVIEWING_CONTEXT, current !== undefined);
+        this.statusMessage?.dispose();
+        this.statusMessage = undefined;
         if (current !== undefined) {
           void this.show(current.item);
         }
@@ -132,6 +135,7 @@ export class EditReviewer implements vscode.Disposable {
 
   dispose(): void {
     this.rejectAll();
+    this.statusMessage?.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }
@@ -148,7 +152,7 @@ export class EditReviewer implements vscode.Disposable {
         { preview: false } satisfies vscode.TextDocumentShowOptions,
       );
     }
-    void vscode.window.setStatusBarMessage(`${review.label}: Accept ✓ or Reject ✗ in the editor title`, 15000);
+    this.statusMessage = vscode.window.setStatusBarMessage(`${review.label}: Accept ✓ or Reject ✗ in the editor title`);
   }
 
   private async close(review: Review): Promise<void> {

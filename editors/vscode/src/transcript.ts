@@ -102,7 +102,7 @@ export class Transcript {
     }
     const usage = this.usage === undefined ? '' : ` · ${this.usage.inputTokens} in / ${this.usage.outputTokens} out tokens`;
     this.line('');
-    this.line(`[${outcome}${usage}]`);
+    this.line(`[${outcome} · turn ${result.turnId}${usage}]`);
   }
 
   /** A request that failed before a turn ran (busy, not configured, server down). */

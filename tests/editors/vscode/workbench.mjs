@@ -1,0 +1,139 @@
+// The Ink extension in the real VS Code workbench (code-server + headless chromium) against the
+// real ink-ls and the pytest wrapper's scripted model (INK_TEST_MODEL_URL): ask from the palette,
+// reject and accept edits in the diff view, approve a command in the modal. Prints
+// `PASS <case>` / `FAIL <case>: <why>`; screenshots go to INK_SCREENSHOT_DIR.
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { answerInputBox, openWorkbench, repoRoot, runCommand } from './harness.mjs';
+
+const workspace = process.env.INK_TEST_WORKSPACE;
+const modelUrl = process.env.INK_TEST_MODEL_URL;
+const tmp = fs.mkdtempSync(path.join(process.env.INK_TEST_TMP ?? os.tmpdir(), 'workbench-'));
+const shots = process.env.INK_SCREENSHOT_DIR ?? tmp;
+const serverPath = process.env.INK_TEST_SERVER ?? path.join(repoRoot, '.venv', 'bin', 'ink-ls');
+
+const settings = {
+  'ink.serverPath': serverPath,
+  'ink.model.baseUrl': modelUrl,
+  'ink.model.name': 'fake-model',
+  'ink.model.apiKeyEnv': 'INK_TEST_KEY',
+  'ink.approval': 'ask',
+};
+
+const started = Date.now();
+const { page, close } = await openWorkbench({ tmp, workspace, settings });
+console.log(`workbench open in ${Date.now() - started} ms`);
+
+/** The transcript (the "Ink" output channel in the panel). */
+const transcript = (needle) => page.locator('.part.panel .view-lines', { hasText: needle }).first();
+
+/** Asks from the palette, as a user would. */
+async function ask(prompt) {
+  await runCommand(page, 'Ink: Ask…');
+  await answerInputBox(page, prompt);
+}
+
+/** Waits for the diff the extension opens for an edit and returns its editor-title actions. */
+async function diffReview(fileName) {
+  const tab = page.locator('.tabs-container .tab', { hasText: `${fileName} ↔ proposed by Ink` });
+  await tab.waitFor({ timeout: 20000 });
+  await page.locator('.monaco-diff-editor').first().waitFor();
+  return {
+    accept: page.locator('.editor-actions a.action-label[aria-label="Accept Edit"]'),
+    reject: page.locator('.editor-actions a.action-label[aria-label="Reject Edit"]'),
+    tab,
+  };
+}
+
+const read = (name) => fs.readFileSync(path.join(workspace, name), 'utf8');
+
+const cases = [];
+const test = (name, fn) => cases.push({ name, fn });
+
+test('ask from the palette shows the answer', async () => {
+  // With README.md open, "Ink: Ask…" sends it as context (the wrapper checks the model saw it).
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' }).click();
+  await page.locator('.tabs-container .tab', { hasText: 'README.md' }).waitFor();
+  await ask('[hello] what is the answer?');
+  await transcript('The answer is 42. Hello from Ink!').waitFor({ timeout: 30000 });
+  await transcript('[done · turn t1').waitFor();
+});
+
+test('edit rejected in the diff leaves the file unchanged', async () => {
+  await ask('[edit-reject] please change keep.txt');
+  const review = await diffReview('keep.txt');
+  // The proposed side shows the new text before anything is written.
+  await page.locator('.monaco-diff-editor .modified', { hasText: 'Keep me as I am, please.' }).waitFor();
+  await review.reject.click();
+  await transcript('the user rejected this edit in the diff view').waitFor({ timeout: 20000 });
+  await transcript('[done · turn t2').waitFor();
+  await review.tab.waitFor({ state: 'detached' });
+  assert.equal(read('keep.txt'), 'Keep me as I am.\n');
+});
+
+test('edit accepted in the diff is applied, saved and undoable', async () => {
+  await ask('[edit-accept] change greet.txt');
+  const review = await diffReview('greet.txt');
+  await page.locator('.monaco-diff-editor .modified', { hasText: 'Goodbye, world!' }).waitFor();
+  await page.locator('.monaco-diff-editor .original', { hasText: 'Hello, world!' }).waitFor();
+  await page.screenshot({ path: path.join(shots, 'vscode-diff-approval.png') });
+  await review.accept.click();
+  await transcript('[done · turn t3').waitFor({ timeout: 20000 });
+  await review.tab.waitFor({ state: 'detached' });
+  assert.equal(read('greet.txt'), 'Goodbye, world!\n');
+  // The edit went through VS Code's normal path: it is on the file's undo stack.
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'greet.txt' }).click();
+  const editor = page.locator('.editor-instance .monaco-editor:not(.monaco-diff-editor *)').first();
+  await editor.locator('.view-lines', { hasText: 'Goodbye, world!' }).waitFor();
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+Z');
+  await editor.locator('.view-lines', { hasText: 'Hello, world!' }).waitFor({ timeout: 5000 });
+  await page.keyboard.press('Control+Shift+Z');
+  await editor.locator('.view-lines', { hasText: 'Goodbye, world!' }).waitFor({ timeout: 5000 });
+  // Back at the saved version: the tab is not dirty.
+  await page.locator('.tabs-container .tab:not(.dirty)', { hasText: 'greet.txt' }).waitFor();
+});
+
+test('command approved in the modal runs', async () => {
+  await ask('[command] run it');
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 20000 });
+  await dialog.locator('.dialog-message-text', { hasText: 'Ink wants to run a command:' }).waitFor();
+  await dialog.locator('.dialog-message-detail', { hasText: 'echo ran > ran.txt && echo command ran' }).waitFor();
+  const buttons = await dialog.locator('.dialog-buttons .monaco-button').allInnerTexts();
+  for (const title of ['Allow once', 'Always allow', 'Reject']) {
+    assert.ok(buttons.includes(title), `dialog buttons ${JSON.stringify(buttons)} lack ${title}`);
+  }
+  await page.screenshot({ path: path.join(shots, 'vscode-command-approval.png') });
+  await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Allow once' }).click();
+  await transcript('[done · turn t4').waitFor({ timeout: 20000 });
+  await transcript('command ran').waitFor();
+  assert.equal(read('ran.txt'), 'ran\n');
+  // The turn's progress notification closes when the turn ends.
+  await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
+  await page.screenshot({ path: path.join(shots, 'vscode-transcript.png') });
+});
+
+let failed = 0;
+try {
+  for (const c of cases) {
+    const t0 = Date.now();
+    try {
+      await c.fn();
+      console.log(`PASS ${c.name} (${Date.now() - t0} ms)`);
+    } catch (err) {
+      failed++;
+      console.log(`FAIL ${c.name}: ${err instanceof Error ? err.stack : err}`);
+      await page.screenshot({ path: path.join(tmp, `fail-${cases.indexOf(c)}.png`) }).catch(() => {});
+      console.log(`screenshot: ${path.join(tmp, `fail-${cases.indexOf(c)}.png`)}`);
+    }
+  }
+} finally {
+  await close();
+}
+console.log(`total ${Date.now() - started} ms`);
+process.exit(failed > 0 ? 1 : 0);
