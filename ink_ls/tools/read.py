@@ -123,7 +123,7 @@ class ReadTool(Tool[ReadParams]):
             buffer = context.files.open_document(path)
             outcome: _Text | _Image | _Failure
             if buffer is not None:
-                source: BinaryIO = io.BytesIO(buffer.encode("utf-8"))
+                source: BinaryIO = io.BytesIO(buffer.encode("utf-8", "replace"))
                 outcome = await asyncio.to_thread(
                     _scan, source, offset=offset, max_lines=max_lines, stop=stop
                 )
@@ -137,6 +137,7 @@ class ReadTool(Tool[ReadParams]):
             return ToolResult("Error: read aborted by user", is_error=True)
         finally:
             unsubscribe()
+            stop.set()  # if this task itself was cancelled, the worker thread stops too
         if isinstance(outcome, _Failure):
             return ToolResult(outcome.message, is_error=True)
         return _text_result(outcome.window, path, offset=offset, limit=args.limit)
