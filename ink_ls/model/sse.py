@@ -8,7 +8,10 @@ multi-line `data`, comments, and UTF-8 split across chunks.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -43,25 +46,19 @@ class SSEDecoder:
 
     def _consume(self, text: str) -> list[SSEEvent]:
         events: list[SSEEvent] = []
-        if self._pending_cr and text.startswith("\n"):
+        if not text:  # e.g. half a UTF-8 character: keep every state as it is
+            return events
+        if self._pending_cr and text[0] == "\n":
             text = text[1:]  # the \n of a \r\n split across chunks
         self._pending_cr = False
+        if not text:
+            return events
         buf = self._buffer + text
-        start = 0
-        n = len(buf)
-        i = 0
-        while i < n:
-            ch = buf[i]
-            if ch == "\r" or ch == "\n":
-                self._line(buf[start:i], events)
-                if ch == "\r":
-                    if i + 1 < n and buf[i + 1] == "\n":
-                        i += 1
-                    elif i + 1 == n:
-                        self._pending_cr = True
-                start = i + 1
-            i += 1
-        self._buffer = buf[start:]
+        self._pending_cr = buf.endswith("\r")
+        lines = _LINE_END.split(buf)
+        self._buffer = lines.pop()  # the unterminated rest ("" after a line end)
+        for line in lines:
+            self._line(line, events)
         return events
 
     def _line(self, line: str, events: list[SSEEvent]) -> None:

@@ -35,6 +35,11 @@ def test_utf8_and_crlf_split_across_chunks() -> None:
     ]
 
 
+def test_a_cr_lf_split_by_a_lone_lf_chunk() -> None:
+    got = decode(b"data: a\r", b"", b"\n", b"\n", b"data: b\n\n")
+    assert got == [SSEEvent("message", "a"), SSEEvent("message", "b")]
+
+
 def test_a_trailing_event_without_its_blank_line_is_kept() -> None:
     assert [e.data for e in decode(b"data: a\n\ndata: [DONE]")] == ["a", "[DONE]"]
 
