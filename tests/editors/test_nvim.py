@@ -134,6 +134,7 @@ UNIT_CASES = [
     "approval: the real vim.ui.select answers with the chosen action or vim.NIL",
     ":help ink has valid tags for every command",
     ":InkLog shows the transcript in a split",
+    ":InkAsk with a missing server command says so and sends nothing",
 ]
 
 

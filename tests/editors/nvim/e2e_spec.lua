@@ -95,7 +95,12 @@ H.case('ask: progress, streamed answer and tool call in the transcript', functio
   H.eq('end', kinds[#kinds], 'last progress')
   H.eq('Ink', progress[1].title)
   H.eq('done', progress[#progress].message)
+  H.report('PROGRESS ' .. vim.json.encode(progress))
   H.contains(table.concat(statuses, '\n'), 'read README.md', 'vim.lsp.status() during the turn')
+  local reports = vim.tbl_map(function(v)
+    return v.message
+  end, progress)
+  H.contains(table.concat(reports, '\n'), 'read README.md — 1 of 1 done', 'progress reports')
   local text = transcript.text()
   H.contains(text, '## You · README.md')
   H.contains(text, '● read README.md  [completed')

@@ -319,4 +319,15 @@ H.case(':InkLog shows the transcript in a split', function()
   H.eq(2, #vim.api.nvim_tabpage_list_wins(0))
 end)
 
+H.case(':InkAsk with a missing server command says so and sends nothing', function()
+  require('ink').setup({ cmd = { '/nonexistent/ink-ls', '--stdio' } })
+  vim.cmd('messages clear')
+  -- an error message inside a command is raised to the caller (as a user would see it)
+  local _, err = pcall(vim.cmd, 'InkAsk hello')
+  local messages = tostring(err) .. vim.api.nvim_exec2('messages', { output = true }).output
+  H.contains(messages, 'ink: ink-ls not found: "/nonexistent/ink-ls" is not executable (set cmd in setup())')
+  H.eq(0, #vim.lsp.get_clients({ name = 'ink' }), 'clients')
+  H.eq(nil, require('ink.session').turn, 'running turn')
+end)
+
 H.run()
