@@ -126,6 +126,8 @@ class ApprovingWriter:
         try:
             if not self.features.reviews_apply_edit and key not in self.always_allowed:
                 await self._ask(tool_name, tool_call_id, rel, base, new_text, key, signal)
+                # the user may have typed while we asked: never replace their text
+                self._check_unchanged(path, doc.version if doc else None, base, disk_before)
             if base is None and self.features.document_changes and not self.features.create_files:
                 pass  # the client cannot create files: the disk write below creates it
             else:
@@ -141,6 +143,15 @@ class ApprovingWriter:
             if disk != disk_before:
                 raise ChangeRejectedError("user", STALE)
             _write_disk(path, new_text)
+
+    def _check_unchanged(
+        self, path: Path, version: int | None, base: str | None, disk_before: str | None
+    ) -> None:
+        now = self.documents.get(path)
+        if now is not None and (now.text != base or now.version != version):
+            raise ChangeRejectedError("user", STALE)
+        if now is None and _read_disk(path) != disk_before:
+            raise ChangeRejectedError("user", STALE)
 
     async def _ask(
         self,
