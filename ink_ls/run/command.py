@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.events import AgentEvent, EventSink
+from ink_ls.agent.events import EventSink
 from ink_ls.agent.loop import Agent, AgentOptions, RunResult
 from ink_ls.agent.signal import CancelController
 from ink_ls.config import ApprovalMode, ConfigError, ModelSettings
@@ -155,9 +155,11 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
     err = _stderr()
     ui = err if json_mode else Console(highlight=False)
     view = None if json_mode else TerminalView(ui)
-    sink: EventSink = (JsonPrinter(sys.stdout, session_id=setup.session.id) if json_mode
-                       else view if view is not None else _ignore)
-    asker = TerminalAsker(ui, pause=view.paused if view is not None else _no_pause)
+    sink: EventSink
+    if view is None:
+        sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
+    else:
+        sink, asker = view, TerminalAsker(ui, pause=view.paused)
     writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
                           else DiskWriter())
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
@@ -202,16 +204,6 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
             view.close()
         await client.aclose()
     return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns)
-
-
-def _ignore(event: AgentEvent) -> None:
-    return None
-
-
-def _no_pause() -> Any:
-    import contextlib
-
-    return contextlib.nullcontext()
 
 
 def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
