@@ -122,16 +122,33 @@ def arguments_object(decoded: object) -> dict[str, Any] | None:
     return decoded if isinstance(decoded, dict) else None
 
 
-def _pointer(loc: tuple[int | str, ...]) -> str:
-    if not loc:
-        return "(root)"
-    parts = (str(p).replace("~", "~0").replace("/", "~1") for p in loc)
-    return "/" + "/".join(parts)
+def _pointer(loc: tuple[int | str, ...], data: object) -> str:
+    """A JSON pointer into the model's arguments for a pydantic error location.
+
+    pydantic puts union member tags (`int`, `str`, model names) into `loc`; they are not in
+    the data, so the location is walked along the data and tags are left out. A key missing
+    from an object at the end of `loc` is kept: it names the missing field.
+    """
+    parts: list[str] = []
+    current: object = data
+    for n, step in enumerate(loc):
+        last = n == len(loc) - 1
+        if isinstance(current, dict) and isinstance(step, str):
+            if step in current:
+                current = current[step]
+            elif not last:
+                continue  # a union tag
+        elif isinstance(current, list) and isinstance(step, int) and 0 <= step < len(current):
+            current = current[step]
+        elif (isinstance(step, str) and not last) or not isinstance(current, dict | list):
+            continue  # a tag below a scalar
+        parts.append(str(step).replace("~", "~0").replace("/", "~1"))
+    return "/" + "/".join(parts) if parts else "(root)"
 
 
-def _schema_errors(exc: ValidationError) -> str:
+def _schema_errors(exc: ValidationError, data: object) -> str:
     errors = exc.errors(include_url=False)[:MAX_SCHEMA_ERRORS]
-    return "; ".join(f"{_pointer(tuple(e['loc']))}: {e['msg']}" for e in errors)
+    return "; ".join(f"{_pointer(tuple(e['loc']), data)}: {e['msg']}" for e in errors)
 
 
 def _invalid_text(name: str, errors: str) -> str:
@@ -152,7 +169,7 @@ def prepare(call: ToolCall, tools: ToolRegistry, decoded: object) -> PreparedCal
     try:
         args = tool.params_model.model_validate(decoded)
     except ValidationError as exc:
-        return error_result(call, _invalid_text(call.name, _schema_errors(exc)))
+        return error_result(call, _invalid_text(call.name, _schema_errors(exc, decoded)))
     return PreparedCall(call, tool, args)
 
 

@@ -51,6 +51,20 @@ class Many(ToolParams):
     g: int
 
 
+class Pick(ToolParams):
+    values: list[int | str] = Field(description="mixed")
+    edit: Edit | EditParams | None = Field(default=None, description="a union of models")
+
+
+class PickTool(Tool[Pick]):
+    name = "pick"
+    description = "unions"
+    params_model = Pick
+
+    async def execute(self, args: Pick, signal: CancelSignal, context: ToolContext) -> ToolResult:
+        return ToolResult(output="ok")
+
+
 class ReadTool(Tool[ReadParams]):
     name = "read"
     description = "reads"
@@ -330,3 +344,19 @@ def test_abandoned_text_with_the_default_grace_matches_the_issue() -> None:
         " the underlying process may still be running."
     )
     assert r.is_error and r.tool_call_id == "c9"
+
+
+async def test_pointers_leave_out_pydantic_union_tags() -> None:
+    tools = ToolRegistry([PickTool()])
+    r = await one("pick", '{"values": [1, 2.5]}', tools=tools)
+    assert text(r) == (
+        "Error: invalid arguments for pick — "
+        "/values/1: Input should be a valid integer, got a number with a fractional part; "
+        "/values/1: Input should be a valid string. Fix the arguments and retry."
+    )
+    r = await one("pick", '{"values": [], "edit": {"newText": "x"}}', tools=tools)
+    assert text(r) == (
+        "Error: invalid arguments for pick — /edit/oldText: Field required; "
+        "/edit/path: Field required; /edit/edits: Field required; "
+        "/edit/newText: Extra inputs are not permitted. Fix the arguments and retry."
+    )
