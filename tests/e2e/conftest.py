@@ -139,6 +139,9 @@ class InkClient(LanguageClient):
             )
         )
 
+    def open_uri(self, rel: str) -> str:
+        return path_to_uri(self.workspace / rel)
+
     def buffer(self, rel: str) -> str | None:
         entry = self.buffers.get(path_to_uri(self.workspace / rel))
         return entry[0] if entry else None
