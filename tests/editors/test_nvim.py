@@ -131,6 +131,7 @@ UNIT_CASES = [
     "review: closing the diff tab rejects; :InkReject passes the reason",
     "review: a new file (CreateFile first) is created only on accept",
     "review: a buffer changed during the review is not overwritten (truthful answer)",
+    "review: an undecided review is closed unapplied when the approval time is up",
     "approval: the real vim.ui.select answers with the chosen action or vim.NIL",
     ":help ink has valid tags for every command",
     ":InkLog shows the transcript in a split",

@@ -104,7 +104,7 @@ H.case('ask: progress, streamed answer and tool call in the transcript', functio
   local text = transcript.text()
   H.contains(text, '## You · README.md')
   H.contains(text, '● read README.md  [completed')
-  H.contains(text, 'Start it with `make start`, then open http://localhost:8000.')
+  H.contains(text, 'Start it with `make start`, then open http://localhost:8000.\n  › done · 20 tokens in, 10 out')
   if chunks < 3 then
     error('the answer was not streamed: ' .. chunks .. ' chunks')
   end

@@ -137,6 +137,9 @@ vim.fn.mkdir(tmp, 'p')
 H.case('review: accept applies the edit to the buffer and writes the file', function()
   local path = tmp .. '/a.txt'
   H.write(path, 'one\ntwo\n')
+  vim.cmd('tabnew') -- two tabs, the first current: the review must come back to it
+  vim.cmd('tabfirst')
+  local home = vim.api.nvim_get_current_tabpage()
   local tabs = #vim.api.nvim_list_tabpages()
   local opened
   local box
@@ -164,6 +167,8 @@ H.case('review: accept applies the edit to the buffer and writes the file', func
   H.eq({ applied = true }, box.result)
   H.eq('one\nTWO\n', H.read(path))
   H.eq(tabs, #vim.api.nvim_list_tabpages(), 'the review tab closed')
+  H.eq(home, vim.api.nvim_get_current_tabpage(), 'back on the tab the user was on')
+  vim.cmd('tabonly')
   local b = vim.fn.bufnr(path)
   H.eq(false, vim.bo[b].modified)
 end)
@@ -266,6 +271,28 @@ H.case('review: a buffer changed during the review is not overwritten (truthful 
   H.eq({ 'user typed this' }, vim.api.nvim_buf_get_lines(b, 0, -1, true))
   H.eq('d\n', H.read(path))
   vim.cmd('bwipeout! ' .. b)
+end)
+
+H.case('review: an undecided review is closed unapplied when the approval time is up', function()
+  local config = require('ink.config')
+  local saved = config.options.approval_timeout
+  config.options.approval_timeout = 0.2
+  local path = tmp .. '/late.txt'
+  H.write(path, 'late\n')
+  local box
+  local ok, err = pcall(function()
+    H.wait_event('InkReviewOpen', function()
+      box = apply_edit({ edit = { changes = { [vim.uri_from_fname(path)] = { te(0, 0, 0, 4, 'LATE') } } } })
+    end)
+    H.wait_for(function()
+      return box.result
+    end, 'the answer after the approval time')
+  end)
+  config.options.approval_timeout = saved
+  assert(ok, err)
+  H.eq({ applied = false, failureReason = 'no decision within 0.2s' }, box.result)
+  H.eq(nil, review.active(), 'review on screen')
+  H.eq('late\n', H.read(path))
 end)
 
 H.case('approval: the real vim.ui.select answers with the chosen action or vim.NIL', function()

@@ -14,6 +14,8 @@ local queue = {}
 ---@type ink.Review?
 local active
 local next_id = 0
+--- the server's default approvalTimeoutSeconds
+local DEFAULT_TIMEOUT = 600
 
 --- Reads the current texts and computes the proposed ones.
 ---@param review ink.Review
@@ -73,6 +75,9 @@ local function close_ui(review)
     if vim.api.nvim_buf_is_valid(b) then
       pcall(vim.api.nvim_buf_delete, b, { force = true })
     end
+  end
+  if review.return_tab and vim.api.nvim_tabpage_is_valid(review.return_tab) then
+    vim.api.nvim_set_current_tabpage(review.return_tab) -- back where the user was
   end
 end
 
@@ -154,6 +159,7 @@ end
 ---@param review ink.Review
 local function show(review)
   active = review
+  review.return_tab = vim.api.nvim_get_current_tabpage()
   local err = prepare(review, review.changes)
   if err then
     decide(review, false, err)
@@ -211,8 +217,18 @@ function M.handler(_, params, ctx)
     decided = false,
   }
   queue[#queue + 1] = review
+  -- the server stops waiting after approvalTimeoutSeconds (and then tells the model the
+  -- edit was blocked); a later accept must not write a file the model thinks unchanged
+  local timeout = require('ink.config').options.approval_timeout or DEFAULT_TIMEOUT
+  local timer = vim.defer_fn(function()
+    decide(review, false, ('no decision within %gs'):format(timeout))
+  end, math.floor(timeout * 1000))
   show_next()
   local decision = coroutine.yield() --[[@as ink.Decision]]
+  if not timer:is_closing() then -- defer_fn closes it itself once it fired
+    timer:stop()
+    timer:close()
+  end
   local ok, apply_err = false, decision.reason
   if decision.accept then
     ok, apply_err = files.apply(review.files, review.encoding)

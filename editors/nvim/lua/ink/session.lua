@@ -70,9 +70,15 @@ function M.on_update(_, params, ctx)
   elseif kind == U.error then
     transcript.note('error: ' .. tostring(u.message))
   elseif kind == U.turn_end then
-    if u.stopReason ~= protocol.stop_reasons.end_turn then
-      transcript.note('stopped: ' .. tostring(u.stopReason))
+    local usage = M.usage
+      and (' · %s tokens in, %s out'):format(tostring(M.usage.inputTokens), tostring(M.usage.outputTokens))
+      or ''
+    if u.stopReason == protocol.stop_reasons.end_turn then
+      transcript.note('done' .. usage)
+    else
+      transcript.note('stopped: ' .. tostring(u.stopReason) .. usage)
     end
+    M.usage = nil
     -- an edit still on screen can no longer be applied by this turn
     require('ink.review').abandon(ctx.client_id, 'the turn ended before the edit was reviewed')
   end

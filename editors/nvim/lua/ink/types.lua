@@ -70,6 +70,7 @@
 ---@field co thread the handler coroutine waiting for the decision
 ---@field bufs integer[] the scratch buffers of the diff view
 ---@field tabs integer[] the tab pages of the diff view
+---@field return_tab? integer the tab page the user was on when the review opened
 ---@field decided boolean
 
 ---@class ink.Decision
