@@ -293,14 +293,21 @@ def _strays(
     me, our_sid = os.getpid(), os.getsid(0)
     sessions = {our_sid} | {t.pid for t in tracked()} | {t.pid for t in trees}
     since = min(t.start for t in trees)
-    return [
-        p.pid
+    candidates = [
+        p
         for p in procs.values()
         if p.ppid == me
         and not p.zombie
         and p.pid not in owner
         and p.sid not in sessions
         and p.start >= since
+    ]
+    # An escapee of another call running at the same time is that call's, not a stray.
+    others = [t for t in tracked() if t not in trees]
+    return [
+        p.pid
+        for p in candidates
+        if not any(t._matches(p) or _has_tag(p.pid, t.env_entry) for t in others)
     ]
 
 

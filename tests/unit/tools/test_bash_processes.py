@@ -280,6 +280,7 @@ async def test_stops_never_signal_pid_1_ourselves_or_our_group(
     monkeypatch.setattr(_process.os, "killpg", killpg)
     call = Running("setsid sleep 60 & echo $! > esc; sleep 60 & wait", tmp_path)
     [escapee] = await pids_from(tmp_path / "esc")
+    await wait_until(lambda: session_of(escapee) == escapee)  # out of the group for sure
     await call.cancel()
     assert not running(escapee)
     leader = max(t.pid for t in _process.tracked())
@@ -321,3 +322,22 @@ async def test_missing_exit_status_is_reported(
         "Error: command ended without an exit status. Partial output:\nstdout:\nhi"
     )
     assert result.is_error
+
+
+async def test_concurrent_calls_stop_only_their_own_processes(tmp_path: Path) -> None:
+    a_dir, b_dir = tmp_path / "a", tmp_path / "b"
+    a_dir.mkdir()
+    b_dir.mkdir()
+    escape = "( setsid sleep 60 & echo $! > esc ); sleep 60"
+    first, second = Running(escape, a_dir), Running(escape, b_dir)
+    [a_escapee] = await pids_from(a_dir / "esc")
+    [b_escapee] = await pids_from(b_dir / "esc")
+    await wait_until(lambda: parent_of(a_escapee) == parent_of(b_escapee) == os.getpid())
+    await wait_until(lambda: session_of(a_escapee) == a_escapee)
+    await wait_until(lambda: session_of(b_escapee) == b_escapee)
+    result, _ = await first.cancel()
+    assert "Warning" not in result.output  # the other call's escapee is not called a stray
+    assert not running(a_escapee) and running(b_escapee)
+    result, _ = await second.cancel()
+    assert "Warning" not in result.output
+    assert not running(b_escapee)
