@@ -93,7 +93,7 @@ def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
 class _Slot:
     """A call that really runs: its task, start time, and the slots it holds."""
 
-    task: asyncio.Task[CallResult | None]
+    task: asyncio.Task[None]
     started: float
     budget: ConcurrencyBudget | None
     window: ConcurrencyBudget
@@ -224,25 +224,23 @@ class _Batch:
                 task.cancel()
             raise
 
-    async def _run_one(
-        self, i: int, prepared: PreparedCall, window: ConcurrencyBudget
-    ) -> CallResult | None:
-        """Wait for a window slot and (for leaf calls) a budget slot, then execute."""
+    async def _run_one(self, i: int, prepared: PreparedCall, window: ConcurrencyBudget) -> None:
+        """Wait for conflicting calls, a window slot and (leaf calls) a budget slot; execute."""
         call, signal = prepared.call, self.signal
         for dep in self._deps.get(i, ()):
             if not await _wait_unless_cancelled(self._ended[dep], signal):
-                return pipeline.interrupted_result(call)
+                return self._settle(i, pipeline.interrupted_result(call))
         if not window.try_acquire() and not await window.acquire(signal):
-            return pipeline.interrupted_result(call)
+            return self._settle(i, pipeline.interrupted_result(call))
         budget = None if prepared.tool.delegates else self.env.budget
         if budget is not None and not budget.try_acquire() and not await budget.acquire(signal):
             window.release()
-            return pipeline.interrupted_result(call)
+            return self._settle(i, pipeline.interrupted_result(call))
         if signal.cancelled:  # granted in the same tick as the cancel: never ran
             if budget is not None:
                 budget.release()
             window.release()
-            return pipeline.interrupted_result(call)
+            return self._settle(i, pipeline.interrupted_result(call))
         task = asyncio.current_task()
         assert task is not None
         self._running[i] = _Slot(task, time.perf_counter(), budget, window)
@@ -254,26 +252,19 @@ class _Batch:
             writer=self.env.writer,
             subagent=self.env.subagent,
         )
-        # Slots are given back in `_finished`, so `tool_settled` precedes the next `tool_running`.
-        return await pipeline.execute(prepared, signal, context)
+        result = await pipeline.execute(prepared, signal, context)
+        # Settled inside the call's own task: the freed slot reaches the next call one loop
+        # iteration sooner than from a done-callback, and `tool_settled` still comes first.
+        self._settle(i, result)
 
-    def _finished(self, i: int, task: asyncio.Task[CallResult | None]) -> None:
+    def _settle(self, i: int, result: CallResult) -> None:
+        """Record the end of a call (whether it ran or not); a late result is dropped."""
         self._mark_ended(i)
-        slot = self._running.pop(i, None)
         call = self.calls[i]
         if self.results[i] is not None:  # abandoned at the grace deadline
-            if not task.cancelled() and task.exception() is None:
-                log.warning(
-                    "late result of abandoned tool call %s (%s) dropped", call.id, call.name
-                )
+            log.warning("late result of abandoned tool call %s (%s) dropped", call.id, call.name)
             return
-        if task.cancelled():
-            result = pipeline.interrupted_result(call)
-        elif (exc := task.exception()) is not None:
-            log.error("tool call %s (%s) crashed the scheduler", call.id, call.name, exc_info=exc)
-            result = pipeline.error_result(call, f"Error: tool {call.name} threw: {exc}")
-        else:
-            result = task.result() or pipeline.interrupted_result(call)
+        slot = self._running.pop(i, None)
         if slot is not None:
             self.emit(
                 ToolSettledEvent(
@@ -287,6 +278,19 @@ class _Batch:
         if slot is not None:
             slot.release()
         self._one_done()
+
+    def _finished(self, i: int, task: asyncio.Task[None]) -> None:
+        """Done-callback: covers calls whose task ended without settling (cancel, crash)."""
+        exc = None if task.cancelled() else task.exception()
+        if self.results[i] is not None:
+            return
+        call = self.calls[i]
+        if exc is None:
+            result = pipeline.interrupted_result(call)
+        else:
+            log.error("tool call %s (%s) crashed the scheduler", call.id, call.name, exc_info=exc)
+            result = pipeline.error_result(call, f"Error: tool {call.name} threw: {exc}")
+        self._settle(i, result)
 
     def _mark_ended(self, i: int) -> None:
         ended = self._ended.get(i)
