@@ -61,7 +61,7 @@ end
 
 --- The LSP range of a selection and a short "file:lines" label for the transcript.
 ---@param b integer
----@param range { start: integer[], ["end"]: integer[], linewise?: boolean }
+---@param range ink.Selection
 ---@param encoding string
 local function lsp_range(b, range, encoding)
   local s, e = range.start, range['end']
@@ -77,7 +77,7 @@ end
 --- Asks ink-ls. Without a prompt, asks for one with vim.ui.input. The buffer (and range,
 --- a selection given as (1,0)-indexed inclusive positions) goes along as context.
 ---@param prompt? string
----@param opts? ink.AskOptions|{ range?: { start: integer[], ["end"]: integer[], linewise?: boolean } }
+---@param opts? ink.AskOptions
 function M.ask(prompt, opts)
   opts = opts or {}
   local b = opts.bufnr or vim.api.nvim_get_current_buf()

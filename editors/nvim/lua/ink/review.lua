@@ -225,13 +225,23 @@ function M.handler(_, params, ctx)
   end, math.floor(timeout * 1000))
   show_next()
   local decision = coroutine.yield() --[[@as ink.Decision]]
+  for i, r in ipairs(queue) do
+    if r == review then -- decided while waiting in line (time up): never show it
+      table.remove(queue, i)
+      break
+    end
+  end
   if not timer:is_closing() then -- defer_fn closes it itself once it fired
     timer:stop()
     timer:close()
   end
   local ok, apply_err = false, decision.reason
   if decision.accept then
-    ok, apply_err = files.apply(review.files, review.encoding)
+    local called
+    called, ok, apply_err = pcall(files.apply, review.files, review.encoding)
+    if not called then -- an error must not leave this review "active" forever
+      ok, apply_err = false, 'applying the edit failed: ' .. tostring(ok)
+    end
   end
   if active == review then
     active = nil

@@ -100,8 +100,13 @@
 ---@field session_id? string known once the first update or the result arrives
 ---@field progress? string the latest progress message
 
+---@class ink.Selection  (1,0)-indexed positions like marks, end inclusive
+---@field start integer[]
+---@field end integer[]
+---@field linewise? boolean whole lines (start/end columns ignored)
+
 ---@class ink.AskOptions
 ---@field bufnr? integer buffer the question is asked from (default: current)
----@field range? { start: integer[], ["end"]: integer[] } (1,0)-indexed positions, end inclusive
+---@field range? ink.Selection the selection the question is about
 ---@field on_done? fun(err: table?, result: ink.PromptResult?) called when the turn ends
 return {}
