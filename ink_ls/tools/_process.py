@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import functools
 import os
 import signal
@@ -23,105 +22,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+from ink_ls.tools._procfs import (
+    ProcInfo,
+    enable_subreaper,
+    has_tag,
+    is_alive,
+    proc_info,
+    snapshot,
+    subreaper_enabled,
+)
+
 TAG_VAR = "INK_PROCESS_TAG"
 """Environment variable carrying a per-call tag; escapees keep it, so we recognise them."""
 
-_PR_SET_CHILD_SUBREAPER = 36
 _F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1 << 20
 
-_subreaper: bool | None = None
 _lock = threading.RLock()
 _tracked: dict[int, ProcessTree] = {}
 _cleanup_installed = False
-
-
-def enable_subreaper() -> bool:
-    """Make this process the reaper of orphaned descendants (Linux); True when in effect."""
-    global _subreaper
-    if _subreaper is None:
-        _subreaper = False
-        if sys.platform.startswith("linux"):
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-            except (OSError, AttributeError):
-                _subreaper = False
-    return _subreaper
-
-
-@dataclass(frozen=True)
-class ProcInfo:
-    """One line of /proc/<pid>/stat, the fields we use."""
-
-    pid: int
-    ppid: int
-    pgid: int
-    sid: int
-    state: str
-    start: int
-
-    @property
-    def zombie(self) -> bool:
-        return self.state in ("Z", "X")
-
-
-def proc_info(pid: int) -> ProcInfo | None:
-    """The /proc entry of `pid`, or None when it is gone (or /proc is unavailable)."""
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, 4096)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    # The command name may contain spaces and parentheses: split after the last ")".
-    fields = data[data.rindex(b")") + 2 :].split()
-    return ProcInfo(
-        pid, int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode(), int(fields[19])
-    )
-
-
-def snapshot() -> dict[int, ProcInfo] | None:
-    """Every process visible in /proc, or None when there is no /proc (not Linux)."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return None
-    procs: dict[int, ProcInfo] = {}
-    for name in names:
-        if name.isdigit():
-            info = proc_info(int(name))
-            if info is not None:
-                procs[info.pid] = info
-    return procs if procs else None
-
-
-def is_alive(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie (a zombie has stopped running)."""
-    info = proc_info(pid)
-    if info is not None:
-        return not info.zombie
-    if snapshot() is not None:
-        return False
-    try:  # no /proc: fall back to a null signal
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _has_tag(pid: int, tag: bytes) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            return tag in fh.read().split(b"\0")
-    except OSError:
-        return False
 
 
 class ProcessTree:
@@ -162,7 +81,7 @@ def members(trees: Iterable[ProcessTree], procs: dict[int, ProcInfo]) -> dict[in
     for info in procs.values():
         children.setdefault(info.ppid, []).append(info)
     owner: dict[int, ProcessTree] = {}
-    roots = [me] if _subreaper else [0, 1]
+    roots = [me] if subreaper_enabled() else [0, 1]
     stack: list[tuple[ProcInfo, ProcessTree | None]] = [
         (child, None) for root in roots for child in children.get(root, [])
     ]
@@ -176,7 +95,7 @@ def members(trees: Iterable[ProcessTree], procs: dict[int, ProcInfo]) -> dict[in
         found = parent_owner
         if found is None:
             for tree in reversed(trees):  # the newest tree wins a (pid-reuse) conflict
-                if tree._matches(info) or (not info.zombie and _has_tag(info.pid, tree.env_entry)):
+                if tree._matches(info) or (not info.zombie and has_tag(info.pid, tree.env_entry)):
                     found = tree
                     break
         if found is not None:
@@ -260,7 +179,7 @@ def kill_trees(trees: list[ProcessTree], report: KillReport | None = None) -> Ki
     report = report or KillReport()
     for tree in trees:
         _kill_group(tree, report)
-    if not _subreaper:
+    if not subreaper_enabled():
         report.blind = "this system cannot re-parent escaped processes to the server"
     for _ in range(20):  # new members can appear while we kill (a fork just before SIGKILL)
         procs = snapshot()
@@ -288,7 +207,7 @@ def _strays(
     likely escaped a command with their tag dropped (`env -i setsid …` in a subshell). Only
     those started after the oldest of `trees` are listed.
     """
-    if not _subreaper or not trees:
+    if not subreaper_enabled() or not trees:
         return []
     me, our_sid = os.getpid(), os.getsid(0)
     sessions = {our_sid} | {t.pid for t in tracked()} | {t.pid for t in trees}
@@ -307,7 +226,7 @@ def _strays(
     return [
         p.pid
         for p in candidates
-        if not any(t._matches(p) or _has_tag(p.pid, t.env_entry) for t in others)
+        if not any(t._matches(p) or has_tag(p.pid, t.env_entry) for t in others)
     ]
 
 
