@@ -229,6 +229,7 @@ E2E_CASES = [
     "the agent reads the unsaved text of an open buffer",
     "cancel while an edit is under review closes the diff and changes nothing",
     "setup() again sends the new settings (approval readonly refuses without asking)",
+    'vim.lsp.enable("ink") reuses the running client for new files',
     "checkhealth ink: server, version and endpoint",
 ]
 

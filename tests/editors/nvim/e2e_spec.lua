@@ -280,6 +280,26 @@ H.case('setup() again sends the new settings (approval readonly refuses without 
   H.eq(nil, vim.uv.fs_stat(ws .. '/blocked.txt'), 'blocked.txt')
 end)
 
+H.case('vim.lsp.enable("ink") reuses the running client for new files', function()
+  local before = vim.lsp.get_clients({ name = 'ink' })
+  H.eq(1, #before, 'ink clients before')
+  vim.lsp.enable('ink')
+  local b = open('later.txt')
+  H.wait_for(function()
+    return before[1].attached_buffers[b]
+  end, 'later.txt attached to the running client')
+  -- vim.lsp.enable() reuses a client with the same name and root: the config's root rule
+  -- must give the root the running client (started by :InkAsk) has
+  local root
+  vim.lsp.config.ink.root_dir(b, function(dir)
+    root = dir
+  end)
+  H.eq(before[1].root_dir, root, 'root of the enable() path')
+  H.eq(vim.fs.normalize(ws), vim.fs.normalize(root), 'workspace root')
+  H.eq(1, #vim.lsp.get_clients({ name = 'ink' }), 'ink clients after')
+  vim.lsp.enable('ink', false)
+end)
+
 H.case('checkhealth ink: server, version and endpoint', function()
   vim.cmd('checkhealth ink')
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, true), '\n')

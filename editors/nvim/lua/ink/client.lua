@@ -11,7 +11,10 @@ function M.defaults()
   return {
     name = M.NAME,
     cmd = { 'ink-ls', '--stdio' },
-    root_markers = { '.git' },
+    -- one root rule for vim.lsp.enable() and :InkAsk, so both reuse one client
+    root_dir = function(bufnr, on_dir)
+      on_dir(M.root(bufnr))
+    end,
     capabilities = {
       experimental = { ink = { reviewsApplyEdit = true } },
     },
@@ -32,6 +35,14 @@ function M.defaults()
       end)
     end,
   }
+end
+
+--- The workspace root for a buffer: its git root, else the current directory.
+---@param bufnr integer
+---@return string
+function M.root(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  return (name ~= '' and vim.fs.root(bufnr, { '.git' })) or vim.fn.getcwd()
 end
 
 --- The running ink-ls client, if any.
@@ -89,24 +100,32 @@ function M.ensure(bufnr, cb)
     return cb(nil, 'no vim.lsp config named "ink" (is editors/nvim on the runtimepath?)')
   end
   config = vim.deepcopy(config)
-  if type(config.root_dir) ~= 'string' then
-    local root = is_file_buffer(bufnr) and vim.fs.root(bufnr, config.root_markers or { '.git' })
-    config.root_dir = root or vim.fn.getcwd()
-  end
   local exe = config.cmd and config.cmd[1]
   if type(exe) == 'string' and vim.fn.executable(exe) ~= 1 then
     return cb(nil, ('ink-ls not found: %q is not executable (set cmd in setup())'):format(exe))
   end
-  local id = vim.lsp.start(config, { bufnr = bufnr, attach = is_file_buffer(bufnr) })
-  client = id and vim.lsp.get_client_by_id(id)
-  if not client then
-    return cb(nil, 'could not start ink-ls (see :InkLog server)')
+  local function start(root)
+    config.root_dir = root
+    local id = vim.lsp.start(config, { bufnr = bufnr, attach = is_file_buffer(bufnr) })
+    local started = id and vim.lsp.get_client_by_id(id)
+    if not started then
+      return cb(nil, 'could not start ink-ls (see :InkLog server)')
+    end
+    -- every open file, not only the one asked from: the agent may read any of them
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      M.attach(started, b)
+    end
+    when_ready(started, cb)
   end
-  -- every open file, not only the one asked from: the agent may read any of them
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    M.attach(client, b)
+  if type(config.root_dir) == 'function' then
+    config.root_dir(bufnr, function(root)
+      vim.schedule(function()
+        start(root or M.root(bufnr))
+      end)
+    end)
+  else
+    start(config.root_dir or M.root(bufnr))
   end
-  when_ready(client, cb)
 end
 
 return M
