@@ -135,6 +135,7 @@ UNIT_CASES = [
     "approval: the real vim.ui.select answers with the chosen action or vim.NIL",
     ":help ink has valid tags for every command",
     ":InkLog shows the transcript in a split",
+    "checkhealth ink without a running server: version from the command, endpoint down",
     ":InkAsk with a missing server command says so and sends nothing",
 ]
 

@@ -346,6 +346,20 @@ H.case(':InkLog shows the transcript in a split', function()
   H.eq(2, #vim.api.nvim_tabpage_list_wins(0))
 end)
 
+H.case('checkhealth ink without a running server: version from the command, endpoint down', function()
+  local repo = assert(os.getenv('INK_TEST_REPO'))
+  require('ink').setup({
+    cmd = { repo .. '/.venv/bin/python', '-m', 'ink_ls', '--stdio' },
+    model = { baseUrl = 'http://127.0.0.1:9/v1' }, -- discard port: nothing listens
+  })
+  vim.cmd('checkhealth ink')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, true), '\n')
+  vim.cmd('bwipeout')
+  H.contains(text, 'OK version: ink-ls 0.1.0')
+  H.contains(text, 'ERROR model endpoint http://127.0.0.1:9/v1 is not reachable')
+  H.contains(text, 'approval mode: ask')
+end)
+
 H.case(':InkAsk with a missing server command says so and sends nothing', function()
   require('ink').setup({ cmd = { '/nonexistent/ink-ls', '--stdio' } })
   vim.cmd('messages clear')
