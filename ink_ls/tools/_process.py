@@ -161,24 +161,26 @@ def _signal(pid: int, report: KillReport) -> None:
         report.failed[pid] = exc.strerror or str(exc)
 
 
-def _kill_group(tree: ProcessTree, report: KillReport) -> None:
+def _kill_group(tree: ProcessTree, report: KillReport) -> bool:
+    """SIGKILL the tree's process group; True when the kernel took it."""
     # After the leader is reaped its pid could in theory be reused: leave the group to the walk.
     if tree.leader_reaped or tree.pid <= 1 or tree.pid == os.getpgrp():
-        return
+        return False
     try:
         os.killpg(tree.pid, signal.SIGKILL)
         report.signalled.add(tree.pid)
+        return True
     except ProcessLookupError:
-        pass
+        return False
     except OSError:
         _signal(tree.pid, report)  # fallback: at least the direct child
+        return False
 
 
 def kill_trees(trees: list[ProcessTree], report: KillReport | None = None) -> KillReport:
     """SIGKILL the groups of `trees`, then every member found in /proc, until none is left."""
     report = report or KillReport()
-    for tree in trees:
-        _kill_group(tree, report)
+    grouped = {tree.pid for tree in trees if _kill_group(tree, report)}
     if not subreaper_enabled():
         report.blind = "this system cannot re-parent escaped processes to the server"
     for _ in range(20):  # new members can appear while we kill (a fork just before SIGKILL)
@@ -188,10 +190,17 @@ def kill_trees(trees: list[ProcessTree], report: KillReport | None = None) -> Ki
             break
         owner = members(trees, procs)
         _reap(owner, procs)
-        fresh = [p for p in owner if not procs[p].zombie and p not in report.signalled]
-        for pid in fresh:
-            owner[pid].known[pid] = procs[pid].start
-            _signal(pid, report)
+        fresh = []
+        for pid in owner:
+            info = procs[pid]
+            if info.zombie or pid in report.signalled:
+                continue
+            owner[pid].known[pid] = info.start
+            if info.pgid in grouped:  # the group kill reached it already
+                report.signalled.add(pid)
+            else:
+                fresh.append(pid)
+                _signal(pid, report)
         if not fresh:
             report.strays = _strays(trees, procs, owner)
             break
@@ -231,7 +240,7 @@ def _strays(
 
 
 def survivors(trees: list[ProcessTree], report: KillReport) -> list[int]:
-    """Members of `trees` still running (not zombies); kills any new ones it finds."""
+    """Members of `trees` still running (not zombies), each sent SIGKILL (again) on the way."""
     procs = snapshot()
     if procs is None:
         return [p for p in report.signalled if is_alive(p)]
@@ -239,8 +248,7 @@ def survivors(trees: list[ProcessTree], report: KillReport) -> list[int]:
     _reap(owner, procs)
     alive = [p for p in owner if not procs[p].zombie]
     for pid in alive:
-        if pid not in report.signalled:
-            _signal(pid, report)
+        _signal(pid, report)
     return alive
 
 

@@ -271,10 +271,11 @@ class _Call:
         report = self.kill_report
         assert report is not None
         deadline = self.loop.time() + STOP_GRACE_SECONDS
-        alive = _process.survivors([self.tree], report)
-        while alive and self.loop.time() < deadline:
-            await asyncio.sleep(0.001)
+        while True:
+            await _wait_ended(report.signalled, deadline - self.loop.time())
             alive = _process.survivors([self.tree], report)
+            if not alive or self.loop.time() >= deadline:
+                break
         self.kill_note = _process.finish_report(report, alive).note()
 
     def _close_pipe(self, fd: int) -> None:
@@ -300,6 +301,45 @@ class _Call:
         if self.status is None or not os.WIFEXITED(self.status):
             return "command ended without an exit status"
         return None
+
+
+async def _wait_ended(pids: Iterable[int], timeout: float) -> None:
+    """Return once every pid has ended (its pidfd is readable) or after `timeout` seconds.
+
+    Where pidfds are unavailable, sleeps 1 ms instead (the caller polls).
+    """
+    loop = asyncio.get_running_loop()
+    fds: list[int] = []
+    try:
+        for pid in pids:
+            try:
+                fds.append(os.pidfd_open(pid))
+            except ProcessLookupError:
+                continue  # already reaped
+            except (OSError, AttributeError):
+                await asyncio.sleep(0.001)
+                return
+        pending = set(fds)
+        if not pending or timeout <= 0:
+            return
+        done = loop.create_future()
+
+        def ended(fd: int) -> None:
+            loop.remove_reader(fd)
+            pending.discard(fd)
+            if not pending and not done.done():
+                done.set_result(None)
+
+        for fd in fds:
+            loop.add_reader(fd, ended, fd)
+        try:
+            await asyncio.wait([done], timeout=timeout)
+        finally:
+            for fd in pending:
+                loop.remove_reader(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def _seconds(value: float | None) -> str:
