@@ -83,11 +83,9 @@ class ConcurrencyBudget:
                 self.release()
             raise
         finally:
+            # A withdrawn waiter stays queued as a done future; `_wake_one` skips it. Removing
+            # it here would cost O(waiters) per call: quadratic for a large batch.
             unsubscribe()
-            try:
-                self._waiters.remove(fut)
-            except ValueError:
-                pass
 
     def release(self) -> None:
         """Give a slot back: straight to the oldest waiter if any."""

@@ -91,21 +91,19 @@ def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
 
 @dataclass
 class _Slot:
-    """A call that really runs: its task, start time, and the slots it holds."""
+    """A call that really runs: its task, start time, and its process-budget slot."""
 
     task: asyncio.Task[None]
     started: float
     budget: ConcurrencyBudget | None
-    window: ConcurrencyBudget
     released: bool = False
 
     def release(self) -> None:
-        """Give both slots back, once (an abandoned call may still end later)."""
+        """Give the budget slot back, once (an abandoned call may still end later)."""
         if not self.released:
             self.released = True
             if self.budget is not None:
                 self.budget.release()
-            self.window.release()
 
 
 class _Batch:
@@ -122,7 +120,11 @@ class _Batch:
         self._grace: asyncio.TimerHandle | None = None
         self._plan: Plan | None = None
         self._deps: dict[int, list[int]] = {}
-        self._ended: dict[int, asyncio.Future[None]] = {}
+        # The window: approved calls not started yet, in call order, and the started ones.
+        self._pending: list[tuple[int, PreparedCall]] = []
+        self._next = 0
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._in_window = 0
 
     def emit(self, event: AgentEvent) -> None:
         try:
@@ -206,44 +208,66 @@ class _Batch:
             approved.append((i, prepared))
         if not approved:
             return
-        if known is not None:
-            self._deps = dependencies(approved, known.access)
-            self._ended = {i: self._loop.create_future() for i, _ in approved}
-        window = ConcurrencyBudget(self.env.max_parallel)
+        self._deps = dependencies(approved, known.access) if known is not None else {}
         self._chunk_done = self._loop.create_future()
         self._outstanding = len(approved)
-        tasks = []
-        for i, prepared in approved:
-            task = self._loop.create_task(self._run_one(i, prepared, window))
-            task.add_done_callback(partial(self._finished, i))
-            tasks.append(task)
+        self._pending, self._next, self._tasks = approved, 0, {}
+        self._pump()
         try:
             await self._chunk_done
         except asyncio.CancelledError:  # the run itself was cancelled: leave no orphans
-            for task in tasks:
+            for task in self._tasks.values():
                 task.cancel()
             raise
 
-    async def _run_one(self, i: int, prepared: PreparedCall, window: ConcurrencyBudget) -> None:
-        """Wait for conflicting calls, a window slot and (leaf calls) a budget slot; execute."""
+    def _pump(self) -> None:
+        """Start waiting calls, in call order, while the window has room.
+
+        Only started calls have a task, so a chunk of thousands of calls costs no more
+        than its window. Path-aware: a call whose conflicting predecessors have not ended
+        is passed over, and later calls that do not conflict may start before it.
+        """
+        pending = self._pending
+        if self.signal.cancelled:  # nothing starts after a cancel
+            waiting, self._pending, self._next = pending[self._next :], [], 0
+            for i, prepared in waiting:
+                self._settle(i, pipeline.interrupted_result(prepared.call))
+            return
+        limit = self.env.max_parallel
+        if not self._deps:
+            while self._in_window < limit and self._next < len(pending):
+                i, prepared = pending[self._next]
+                self._next += 1
+                self._start(i, prepared)
+            return
+        k = self._next
+        while self._in_window < limit and k < len(pending):
+            i, prepared = pending[k]
+            if any(self.results[d] is None for d in self._deps.get(i, ())):
+                k += 1
+                continue
+            del pending[k]
+            self._start(i, prepared)
+
+    def _start(self, i: int, prepared: PreparedCall) -> None:
+        self._in_window += 1
+        task = self._loop.create_task(self._run_one(i, prepared))
+        self._tasks[i] = task
+        task.add_done_callback(partial(self._finished, i))
+
+    async def _run_one(self, i: int, prepared: PreparedCall) -> None:
+        """Holding a window place: wait for a process-budget slot (leaf calls), then execute."""
         call, signal = prepared.call, self.signal
-        for dep in self._deps.get(i, ()):
-            if not await _wait_unless_cancelled(self._ended[dep], signal):
-                return self._settle(i, pipeline.interrupted_result(call))
-        if not window.try_acquire() and not await window.acquire(signal):
-            return self._settle(i, pipeline.interrupted_result(call))
         budget = None if prepared.tool.delegates else self.env.budget
         if budget is not None and not budget.try_acquire() and not await budget.acquire(signal):
-            window.release()
             return self._settle(i, pipeline.interrupted_result(call))
         if signal.cancelled:  # granted in the same tick as the cancel: never ran
             if budget is not None:
                 budget.release()
-            window.release()
             return self._settle(i, pipeline.interrupted_result(call))
         task = asyncio.current_task()
         assert task is not None
-        self._running[i] = _Slot(task, time.perf_counter(), budget, window)
+        self._running[i] = _Slot(task, time.perf_counter(), budget)
         self.emit(ToolRunningEvent(tool_call_id=call.id, tool_name=call.name))
         context = ToolContext(
             tool_call_id=call.id,
@@ -253,13 +277,12 @@ class _Batch:
             subagent=self.env.subagent,
         )
         result = await pipeline.execute(prepared, signal, context)
-        # Settled inside the call's own task: the freed slot reaches the next call one loop
-        # iteration sooner than from a done-callback, and `tool_settled` still comes first.
+        # Settled inside the call's own task: the freed place is refilled in this same loop
+        # iteration, and `tool_settled` still comes before the next call's `tool_running`.
         self._settle(i, result)
 
     def _settle(self, i: int, result: CallResult) -> None:
         """Record the end of a call (whether it ran or not); a late result is dropped."""
-        self._mark_ended(i)
         call = self.calls[i]
         if self.results[i] is not None:  # abandoned at the grace deadline
             log.warning("late result of abandoned tool call %s (%s) dropped", call.id, call.name)
@@ -277,7 +300,10 @@ class _Batch:
         self._set(i, result)
         if slot is not None:
             slot.release()
+        if i in self._tasks:
+            self._in_window -= 1
         self._one_done()
+        self._pump()
 
     def _finished(self, i: int, task: asyncio.Task[None]) -> None:
         """Done-callback: covers calls whose task ended without settling (cancel, crash)."""
@@ -292,11 +318,6 @@ class _Batch:
             result = pipeline.error_result(call, f"Error: tool {call.name} threw: {exc}")
         self._settle(i, result)
 
-    def _mark_ended(self, i: int) -> None:
-        ended = self._ended.get(i)
-        if ended is not None and not ended.done():
-            ended.set_result(None)
-
     def _one_done(self) -> None:
         self._outstanding -= 1
         if self._outstanding == 0 and self._chunk_done is not None:
@@ -307,6 +328,8 @@ class _Batch:
         # One shared deadline per batch, armed only when a cancel finds calls in flight.
         if self._running and self._grace is None:
             self._grace = self._loop.call_later(self.env.grace_seconds, self._expire)
+        if self._pending:  # calls still waiting for the window never run (not re-entrantly)
+            self._loop.call_soon(self._pump)
 
     def _expire(self) -> None:
         now = time.perf_counter()
@@ -324,23 +347,11 @@ class _Batch:
                 )
             )
             slot.release()  # the process budget moves on without the abandoned call
-            self._mark_ended(i)
+            self._in_window -= 1
             self._set(i, result)
             log.warning("tool call %s (%s) abandoned after the grace period", call.id, call.name)
             slot.task.cancel()  # beyond the seed: also try to stop the abandoned work
             self._one_done()
-
-
-async def _wait_unless_cancelled(fut: asyncio.Future[None], signal: CancelSignal) -> bool:
-    """Wait for `fut`; False as soon as `signal` fires instead."""
-    if signal.cancelled:
-        return False
-    stop = asyncio.ensure_future(signal.wait())
-    try:
-        await asyncio.wait((fut, stop), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stop.cancel()
-    return fut.done() and not signal.cancelled
 
 
 async def run_batch(

@@ -274,3 +274,23 @@ async def test_a_broken_event_listener_does_not_break_the_batch() -> None:
     env.on_event = sink  # type: ignore[assignment]
     results = await run_batch([call("read", "a"), call("bash", "b")], env)
     assert texts(results) == ["read a", "bash b"]
+
+
+async def test_a_large_chunk_only_has_tasks_for_its_window() -> None:
+    seen: list[int] = []
+
+    class Count(ReadTool):  # type: ignore[valid-type,misc]
+        name = "count"
+
+        async def execute(self, args, signal, context):  # type: ignore[no-untyped-def]
+            seen.append(len(asyncio.all_tasks()))
+            await asyncio.sleep(0)
+            return await super().execute(args, signal, context)
+
+    board, rec = Board(auto=True), Recorder()
+    env = BatchEnv(tools=ToolRegistry([Count(board)]), cwd=CWD, on_event=rec)
+    baseline = len(asyncio.all_tasks())
+    results = await run_batch([call("count", str(k)) for k in range(1000)], env)
+    assert len(results) == 1000
+    assert max(seen) == baseline + 5  # the window is full, and no task waits outside it
+    assert rec.of("tool_end") == [f"count-{k}" for k in range(1000)]
