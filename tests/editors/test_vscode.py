@@ -205,6 +205,8 @@ WORKBENCH_CASES = [
     "edit rejected in the diff leaves the file unchanged",
     "edit accepted in the diff is applied, saved and undoable",
     "command approved in the modal runs",
+    "cancel from the progress notification ends the turn",
+    "the transcript shows the conversation",
 ]
 
 

@@ -46,7 +46,7 @@ export class Transcript {
     this.line(`${RULE} You ${RULE}`);
     this.line(text);
     if (context !== undefined) {
-      this.line(`(${context})`);
+      this.line(`(about ${context})`);
     }
     this.line(`${RULE} Ink ${RULE}`);
   }

@@ -27,7 +27,7 @@ test('a turn with streamed text and a tool call reads as a conversation', () => 
       '',
       '──────── You ────────',
       'how do I start?',
-      '(README.md)',
+      '(about README.md)',
       '──────── Ink ────────',
       '  … read README.md',
       '  ✓ read README.md (12 ms)',

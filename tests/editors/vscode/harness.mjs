@@ -32,6 +32,7 @@ export const CHROMIUM_ARGS = [
 function userSettings(extra) {
   return {
     'workbench.startupEditor': 'none',
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'workbench.tips.enabled': false,
     'workbench.enableExperiments': false,
     'workbench.welcomePage.walkthroughs.openOnInstall': false,

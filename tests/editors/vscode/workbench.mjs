@@ -113,8 +113,22 @@ test('command approved in the modal runs', async () => {
   await transcript('[done · turn t4').waitFor({ timeout: 20000 });
   await transcript('command ran').waitFor();
   assert.equal(read('ran.txt'), 'ran\n');
+});
+
+test('cancel from the progress notification ends the turn', async () => {
+  await ask('[hang] think forever');
+  const toast = page.locator('.notification-toast', { hasText: '[hang] think forever' });
+  await toast.waitFor({ timeout: 20000 });
+  await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+  await transcript('[cancelled · turn t5').waitFor({ timeout: 20000 });
   // The turn's progress notification closes when the turn ends.
   await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
+});
+
+test('the transcript shows the conversation', async () => {
+  await runCommand(page, 'View: Toggle Maximized Panel');
+  await transcript('[edit-accept] change greet.txt').waitFor();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
   await page.screenshot({ path: path.join(shots, 'vscode-transcript.png') });
 });
 
