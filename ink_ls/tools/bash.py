@@ -141,7 +141,7 @@ class BashTool(Tool[BashParams]):
         exit_code: int | None = None,
         kill_note: str | None = None,
     ) -> ToolResult:
-        text, _ = format_output(
+        text, log_path = format_output(
             args.command,
             [out, err],
             exit_code=None if error else exit_code,
@@ -150,9 +150,17 @@ class BashTool(Tool[BashParams]):
         )
         if kill_note:
             text += "\n\n" + kill_note
+        # For the editor only (never history): the exit code and where the full log is.
+        display = {
+            "type": "command",
+            "command": args.command,
+            "exit_code": None if error else exit_code,
+            "log_path": log_path,
+        }
         if error:
-            return ToolResult(output=f"Error: {error}. Partial output:\n{text}", is_error=True)
-        return ToolResult(output=text, exit_code=exit_code)
+            output = f"Error: {error}. Partial output:\n{text}"
+            return ToolResult(output=output, is_error=True, display=display)
+        return ToolResult(output=text, exit_code=exit_code, display=display)
 
 
 class _Call:

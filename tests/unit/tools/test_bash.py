@@ -47,6 +47,12 @@ async def test_stdout_stderr_sections_and_exit_code(tmp_path: Path) -> None:
     assert result.output == "stdout:\nout\n\nstderr:\nerr\n\nExit code: 7"
     assert result.exit_code == 7
     assert result.is_error is False
+    assert result.display == {
+        "type": "command",
+        "command": "echo out; echo err >&2; exit 7",
+        "exit_code": 7,
+        "log_path": None,
+    }
 
 
 async def test_no_output_and_zero_exit(tmp_path: Path) -> None:
@@ -143,6 +149,7 @@ async def test_500_lines_shown_whole(tmp_path: Path) -> None:
 async def test_501_lines_cut_with_real_line_numbers(tmp_path: Path) -> None:
     result = await run("seq 1 501", tmp_path)
     path = log_path(result)
+    assert result.display["log_path"] == str(path)
     shown = "\n".join(str(i) for i in range(2, 502))
     assert result.output == (
         f"stdout:\n{shown}\n[stdout: showing lines 2-501 of 501 (500 line limit). "
