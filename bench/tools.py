@@ -1,8 +1,9 @@
 """Benchmarks of the read, bash and grep tools and of bash cancellation, run on demand.
 
-`.venv/bin/python bench/tools.py` — each figure is printed beside a baseline measured in the
-same run, as a ratio. Time- and memory-sensitive parts run in fresh worker processes (peak RSS
-reset just before the operation). Big files live in a temp dir that is deleted at the end.
+`.venv/bin/python bench/tools.py [cancel|grep|bash|read …]` — each figure is printed beside
+a baseline measured in the same run, as a ratio. Time- and memory-sensitive parts run in fresh
+worker processes (peak RSS reset just before the operation). Big files live in a temp dir that
+is deleted at the end.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from ink_ls.tools.base import ToolContext  # noqa: E402
 from ink_ls.tools.bash import BashParams, BashTool  # noqa: E402
 
 MiB = 1 << 20
-READ_LINE = (b"0123456789 " * 12)[:139] + b"\n"  # 140-byte lines
-READ_LINES = 11_000_000  # ~1.54 GB
+READ_LINE = b"ink bench read line 012\n"  # 24 bytes: 2000 lines fit in the 50 KB cap
+READ_LINES = 62_500_000  # 1.5 GB
 BASH_BYTES = 1 << 30
 BASH_COMMAND = (
     f"yes 'ink bench line: the quick brown fox jumps over the lazy dog' | head -c {BASH_BYTES}"
@@ -291,14 +292,15 @@ def bench_cancel(tmp: Path) -> None:
     _process.kill_all_tracked()
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
+    """Run the benchmarks named in `only` (all when empty): cancel, grep, bash, read."""
+    benches = {"cancel": bench_cancel, "grep": bench_grep, "bash": bench_bash, "read": bench_read}
     tmp = Path(tempfile.mkdtemp(prefix="ink-bench-"))
     started = time.monotonic()
     try:
-        bench_cancel(tmp)
-        bench_grep(tmp)
-        bench_bash(tmp)
-        bench_read(tmp)
+        for name, bench in benches.items():
+            if not only or name in only:
+                bench(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         _process.kill_all_tracked()
@@ -309,4 +311,4 @@ if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--worker":
         worker(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
     else:
-        main()
+        main(sys.argv[1:])
