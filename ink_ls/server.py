@@ -24,10 +24,14 @@ from ink_ls import __version__
 from ink_ls.editor.host import HostDeps
 from ink_ls.handlers import ink, lifecycle
 from ink_ls.handlers._state import ServerState
+from ink_ls.model.client import OpenAIClient
+from ink_ls.model.prompt import build_system_prompt
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import PARSE_ERROR
+from ink_ls.sessions.store import SessionStore
 from ink_ls.tools._process import install_exit_cleanup
 from ink_ls.tools.base import ToolRegistry
+from ink_ls.tools.builtin import builtin_tools
 
 log = logging.getLogger(__name__)
 
@@ -138,40 +142,20 @@ class InkServer(LanguageServer):
         log.error("server error: %s", error)
 
 
-def _fallback_tools(cwd: Path) -> ToolRegistry:
-    from ink_ls.tools.bash import BashTool
-    from ink_ls.tools.edit import EditTool
-    from ink_ls.tools.find import FindTool
-    from ink_ls.tools.grep import GrepTool
-    from ink_ls.tools.ls import LsTool
-    from ink_ls.tools.read import ReadTool
-    from ink_ls.tools.task import TaskTool
-    from ink_ls.tools.write import WriteTool
-
-    return ToolRegistry(
-        [BashTool(), ReadTool(), EditTool(), WriteTool(), GrepTool(), FindTool(), LsTool(),
-         TaskTool(cwd)]
-    )
-
-
 def default_deps() -> HostDeps:
     """The real model client, built-in tools and system prompt."""
-    from ink_ls.model.client import OpenAIClient
-
-    def make_tools(cwd: Path) -> ToolRegistry:
-        try:
-            from ink_ls.tools.builtin import builtin_tools  # type: ignore[import-not-found,import-untyped,unused-ignore]
-        except ImportError:
-            return _fallback_tools(cwd)
-        tools = builtin_tools(cwd)
-        return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+    def make_tools(cwd: Path, secret_env: tuple[str, ...]) -> ToolRegistry:
+        return ToolRegistry(builtin_tools(cwd, secret_env=secret_env))
 
     def system_prompt(cwd: Path, tools: ToolRegistry) -> str:
-        from ink_ls.model.prompt import build_system_prompt
-
         return build_system_prompt(cwd, tools)
 
-    return HostDeps(make_model=OpenAIClient, make_tools=make_tools, system_prompt=system_prompt)
+    return HostDeps(
+        make_model=OpenAIClient,
+        make_tools=make_tools,
+        system_prompt=system_prompt,
+        store=SessionStore(),
+    )
 
 
 def build_server(deps: HostDeps | None = None) -> InkServer:

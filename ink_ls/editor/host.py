@@ -40,12 +40,14 @@ from ink_ls.protocol.models import (
     ToolsResult,
     WireStopReason,
 )
+from ink_ls.sessions.store import Session, SessionError, SessionStore
 from ink_ls.tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
 
 ModelFactory = Callable[[ModelSettings], Model]
-ToolsFactory = Callable[[Path], ToolRegistry]
+ToolsFactory = Callable[[Path, tuple[str, ...]], ToolRegistry]
+"""(workspace root, names of environment variables commands must not inherit) → tools."""
 PromptFactory = Callable[[Path, ToolRegistry], str]
 
 _STOPS: dict[str, WireStopReason] = {
@@ -58,6 +60,20 @@ _STOPS: dict[str, WireStopReason] = {
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _stamp(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def title_of(prompt: str) -> str:
+    """The first non-empty line of the prompt, cut at 80 characters."""
+    line = next((ln.strip() for ln in prompt.splitlines() if ln.strip()), "")
+    return line if len(line) <= 80 else line[:79] + "…"
+
+
+def _ignore(message: Message) -> None:
+    return None
 
 
 @dataclass
@@ -79,6 +95,8 @@ class LiveSession:
     always_allowed: set[str] = field(default_factory=set)
     turns: int = 0
     turn: Turn | None = None
+    stored: Session | None = None
+    """The persisted history (appended as messages enter `messages`), when a store is used."""
 
 
 @dataclass
@@ -88,6 +106,7 @@ class HostDeps:
     make_model: ModelFactory
     make_tools: ToolsFactory
     system_prompt: PromptFactory = lambda cwd, tools: ""
+    store: SessionStore | None = None
     max_turns: int = 100
     grace_seconds: float = 10.0
 
@@ -118,22 +137,40 @@ class Host:
     # ---- sessions ---------------------------------------------------------------------------
 
     def _new_session(self, prompt: str) -> LiveSession:
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        session_id = f"s-{stamp}-{secrets.token_hex(2)}"
-        title = (prompt.strip().splitlines() or [""])[0][:80]
+        store = self.deps.store
+        stored = store.create(cwd=self.cwd) if store is not None else None
+        if stored is not None:
+            session_id = stored.id
+        else:
+            stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+            session_id = f"s-{stamp}-{secrets.token_hex(2)}"
         now = _now()
-        session = LiveSession(session_id, title, now, now)
+        session = LiveSession(session_id, title_of(prompt), now, now, stored=stored)
         self.sessions[session_id] = session
         return session
 
     def _get(self, session_id: str) -> LiveSession:
+        """A live session, or a stored one resumed; -32001 when there is none."""
         session = self.sessions.get(session_id)
-        if session is None:
-            raise session_not_found(session_id)
+        if session is not None:
+            return session
+        store = self.deps.store
+        try:
+            if store is None or not store.exists(session_id):
+                raise session_not_found(session_id)
+            stored = store.open(session_id)
+        except SessionError:
+            raise session_not_found(session_id) from None
+        stamp = _stamp(stored.created_at)
+        session = LiveSession(
+            session_id, stored.title, stamp, _now(), list(stored.messages), stored=stored
+        )
+        session.turns = sum(1 for m in stored.messages if m.role == "user")
+        self.sessions[session_id] = session
         return session
 
     def list_sessions(self) -> SessionListResult:
-        """Sessions, most recently updated first."""
+        """This workspace's sessions (live and stored), most recently updated first."""
         infos = [
             SessionInfo(
                 session_id=s.session_id,
@@ -144,6 +181,19 @@ class Host:
             )
             for s in self.sessions.values()
         ]
+        if self.deps.store is not None:
+            for info in self.deps.store.list():
+                if info.id in self.sessions or info.cwd not in (None, str(self.cwd)):
+                    continue
+                infos.append(
+                    SessionInfo(
+                        session_id=info.id,
+                        title=info.title,
+                        created_at=_stamp(info.created_at),
+                        updated_at=_stamp(info.updated_at),
+                        running=False,
+                    )
+                )
         infos.sort(key=lambda i: i.updated_at, reverse=True)
         return SessionListResult(sessions=infos)
 
@@ -155,9 +205,14 @@ class Host:
             turn.controller.cancel("session closed")
             await turn.done.wait()
         self.sessions.pop(params.session_id, None)
+        if params.delete and self.deps.store is not None:
+            try:
+                self.deps.store.delete(params.session_id)
+            except SessionError:
+                pass  # never stored (or already gone): nothing to delete
 
     def tools(self) -> ToolsResult:
-        registry = self.deps.make_tools(self.cwd)
+        registry = self.deps.make_tools(self.cwd, self._secret_env())
         return ToolsResult(
             tools=[
                 ToolInfo(
@@ -169,6 +224,12 @@ class Host:
                 for t in registry
             ]
         )
+
+    def _secret_env(self) -> tuple[str, ...]:
+        names = ["INK_API_KEY", "OPENAI_API_KEY"]
+        if self.settings.model.api_key_env:
+            names.append(self.settings.model.api_key_env)
+        return tuple(names)
 
     # ---- cancel -------------------------------------------------------------------------------
 
@@ -269,15 +330,16 @@ class Host:
                 self.client, self.features, self.documents, self.cwd, settings.approval,
                 prompter, settings.approval_timeout, session.always_allowed,
             )
-            tools = self.deps.make_tools(self.cwd)
+            tools = self.deps.make_tools(self.cwd, self._secret_env())
             options = AgentOptions(
                 cwd=self.cwd,
                 system_prompt=self.deps.system_prompt(self.cwd, tools),
                 max_turns=self.deps.max_turns,
                 grace_seconds=self.deps.grace_seconds,
             )
+            model = self.deps.make_model(settings.model)
             agent = Agent(
-                self.deps.make_model(settings.model),
+                model,
                 tools,
                 options,
                 history=session.messages,
@@ -285,8 +347,14 @@ class Host:
                 files=self.documents,
                 writer=writer,
                 on_event=reporter.on_event,
+                on_message=session.stored.append if session.stored else _ignore,
             )
-            result = await agent.run(prompt, turn.controller.signal)
+            try:
+                result = await agent.run(prompt, turn.controller.signal)
+            finally:
+                close = getattr(model, "aclose", None)
+                if close is not None:
+                    await close()
             stop = _STOPS[result.stop_reason]
             if stop == "end_turn" and reporter.last_stop == "max_tokens":
                 stop = "max_tokens"

@@ -18,6 +18,7 @@ from ink_ls.editor.settings import InkSettings, parse_settings
 from ink_ls.handlers._client import PyglsClient
 from ink_ls.handlers._state import ServerState
 from ink_ls.protocol.methods import SHOW_MESSAGE
+from ink_ls.tools._process import kill_all_tracked
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +58,6 @@ def warn_settings(client: PyglsClient, problems: list[str]) -> None:
 
 def kill_tool_processes() -> None:
     """Kill every process group the tools still track (no child survives the server)."""
-    try:
-        from ink_ls.tools._process import kill_all_tracked
-    except ImportError:  # the process helper is not part of this build
-        return
     kill_all_tracked()
 
 

@@ -1,0 +1,151 @@
+"""The wire contract: malformed JSON and invalid params leave the server serving, refusals carry
+app codes and no traceback, capabilities announce the methods, and protocol.md documents every
+method the server registers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from ink_ls.protocol import methods
+from ink_ls.protocol.errors import InkErrorCode
+from ink_ls.server import build_server, registered_methods
+from tests.e2e.conftest import REPO, WAIT, Starter
+from tests.fakes.model_server import FakeModelServer, Reply, text
+
+
+async def rpc_error(coro: Any) -> JsonRpcException:
+    with pytest.raises(JsonRpcException) as info:
+        await asyncio.wait_for(coro, WAIT)
+    error = info.value
+    assert "traceback" not in json.dumps(error.data or {})
+    return error
+
+
+async def test_malformed_json_and_invalid_params_leave_the_server_serving(
+    start: Starter, model: FakeModelServer
+) -> None:
+    client = await start()
+    writer = client.protocol.writer
+    assert writer is not None
+    body = b'{"jsonrpc": "2.0", "id": 99, "method": "ink/tools", "params": {'
+    writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"prompt": 5}))
+    assert error.code == -32602
+    assert error.data == {
+        "errors": [{"loc": "/prompt", "msg": "Input should be a valid string"}]
+    }
+
+    error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"sessionId": "x"}))
+    assert error.code == -32602
+    assert error.data["errors"] == [{"loc": "/prompt", "msg": "Field required"}]
+
+    not_an_object: Any = ["not", "an", "object"]
+    error = await rpc_error(client.ink(methods.SESSION_CLOSE, not_an_object))
+    assert error.code == -32602
+
+    error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"prompt": "hi",
+                                                                "sessionId": "nope"}))
+    assert (error.code, error.message) == (
+        InkErrorCode.SESSION_NOT_FOUND, "session not found: nope"
+    )
+
+    tools = await client.ink(methods.TOOLS, {})
+    names = [t["name"] for t in tools["tools"]]
+    assert sorted(names) == ["bash", "edit", "find", "grep", "ls", "read", "task", "write"]
+    read = tools["tools"][names.index("read")]
+    assert read["concurrencySafe"] is True
+    assert read["parameters"]["required"] == ["path"]
+
+    model.push(text("still here"))
+    result = await client.prompt("hello")
+    assert result["text"] == "still here"
+
+
+async def test_busy_session_is_refused_and_list_and_close_work(
+    start: Starter, model: FakeModelServer
+) -> None:
+    model.push(Reply(text="slow answer", delay=0.2))
+    client = await start()
+    first = asyncio.ensure_future(client.prompt("first question\nsecond line"))
+    await client.wait_for(lambda: bool(client.updates))
+    session_id = client.updates[0]["sessionId"]
+    listed = await client.ink(methods.SESSION_LIST, {})
+    assert [(s["sessionId"], s["title"], s["running"]) for s in listed["sessions"]] == [
+        (session_id, "first question", True)
+    ]
+    error = await rpc_error(client.prompt("again", sessionId=session_id))
+    assert error.code == InkErrorCode.SESSION_BUSY
+    assert (await asyncio.wait_for(first, WAIT))["text"] == "slow answer"
+
+    listed = await client.ink(methods.SESSION_LIST, {})
+    assert listed["sessions"][0]["running"] is False
+    assert await client.ink(methods.SESSION_CLOSE, {"sessionId": session_id}) is None
+    listed = await client.ink(methods.SESSION_LIST, {})  # closed, still stored
+    assert [s["sessionId"] for s in listed["sessions"]] == [session_id]
+    await client.ink(methods.SESSION_CLOSE, {"sessionId": session_id, "delete": True})
+    assert (await client.ink(methods.SESSION_LIST, {}))["sessions"] == []
+
+
+async def test_model_endpoint_failure_is_an_error_stop(
+    start: Starter, model: FakeModelServer
+) -> None:
+    model.push(*[Reply(status=400, body='{"error": {"message": "bad model"}}')] * 4)
+    client = await start()
+    result = await client.prompt("hello")
+    assert result["stopReason"] == "error"
+    assert result["error"]
+    assert client.kinds()[-2:] == ["error", "turn_end"]
+
+
+async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
+    start: Starter, model: FakeModelServer
+) -> None:
+    client = await start(ink={"model": {"baseUrl": model.base_url, "maxTokens": -1},
+                              "approval": "sometimes"})
+    (warning,) = client.messages
+    assert warning.type == 2
+    assert "approval" in warning.message and "model.maxTokens" in warning.message
+
+
+def test_every_registered_method_is_in_protocol_md() -> None:
+    text_md = (REPO / "protocol.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`([a-zA-Z$][\w$/]*)`", text_md))
+    server = build_server()
+    missing = sorted(
+        m for m in registered_methods(server) | set(methods.SERVER_REQUESTS)
+        | set(methods.SERVER_NOTIFICATIONS)
+        if m not in documented and not m.startswith("notebookDocument/")
+    )
+    assert missing == []
+
+
+async def test_sessions_persist_across_server_restarts(
+    start: Starter, model: FakeModelServer
+) -> None:
+    model.push(text("first answer"))
+    client = await start()
+    first = await client.prompt("remember the number 42")
+    await client.shutdown_session()
+
+    model.push(text("it was 42"))
+    again = await start()
+    listed = await again.ink(methods.SESSION_LIST, {})
+    assert [(s["sessionId"], s["title"]) for s in listed["sessions"]] == [
+        (first["sessionId"], "remember the number 42")
+    ]
+    result = await again.prompt("what was the number?", sessionId=first["sessionId"])
+    assert (result["text"], result["turnId"]) == ("it was 42", "t2")
+    history = model.wait_requests(2)[1]["messages"]
+    contents = [m.get("content") for m in history if m["role"] in ("user", "assistant")]
+    assert contents[-3:] == ["remember the number 42", "first answer", "what was the number?"]
+
+    assert await again.ink(methods.SESSION_CLOSE, {"sessionId": first["sessionId"],
+                                                    "delete": True}) is None
+    assert (await again.ink(methods.SESSION_LIST, {}))["sessions"] == []
