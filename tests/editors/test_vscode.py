@@ -206,6 +206,7 @@ WORKBENCH_CASES = [
     "edit accepted in the diff is applied, saved and undoable",
     "command approved in the modal runs",
     "cancel from the progress notification ends the turn",
+    "ask about the selection sends the selected lines",
     "the transcript shows the conversation",
 ]
 
@@ -239,3 +240,12 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         if m.get("role") == "user" and "[hello]" in _content_text(m)
     )
     assert "Context: the user is looking at README.md" in first_prompt, json.dumps(first_prompt)
+    # "Ink: Ask About Selection" sent the range: the server added the selected line.
+    selection_prompt = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "user" and "explain the selection" in _content_text(m)
+    )
+    assert "README.md (line" in selection_prompt, json.dumps(selection_prompt)
+    assert "Run `make` to build." in selection_prompt, json.dumps(selection_prompt)

@@ -69,7 +69,8 @@ export class InkSession {
           start: { line: sel.start.line, character: sel.start.character },
           end: { line: sel.end.line, character: sel.end.character },
         };
-        where += ` lines ${sel.start.line + 1}-${sel.end.line + 1}`;
+        const [first, last] = [sel.start.line + 1, sel.end.line + 1];
+        where += first === last ? ` line ${first}` : ` lines ${first}-${last}`;
       }
     }
     this.transcript.prompt(prompt, where);

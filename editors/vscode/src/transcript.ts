@@ -105,9 +105,9 @@ export class Transcript {
     this.line(`[${outcome} · turn ${result.turnId}${usage}]`);
   }
 
-  /** A request that failed before a turn ran (busy, not configured, server down). */
+  /** A prompt request that failed (busy, not configured, server down or crashed). */
   failure(message: string): void {
-    this.line(`[not sent: ${message}]`);
+    this.line(`[failed: ${message}]`);
   }
 
   /** A visible break when the user starts a new session. */

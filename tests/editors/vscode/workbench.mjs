@@ -125,10 +125,23 @@ test('cancel from the progress notification ends the turn', async () => {
   await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
 });
 
+test('ask about the selection sends the selected lines', async () => {
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' }).click();
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await editor.locator('.view-line', { hasText: 'Run `make` to build.' }).click();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Shift+End');
+  await runCommand(page, 'Ink: Ask About Selection');
+  await answerInputBox(page, '[hello] explain the selection');
+  await transcript('(about README.md line 3)').waitFor({ timeout: 20000 });
+  await transcript('[done · turn t6').waitFor({ timeout: 20000 });
+});
+
 test('the transcript shows the conversation', async () => {
   await runCommand(page, 'View: Toggle Maximized Panel');
   await transcript('[edit-accept] change greet.txt').waitFor();
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
   await page.screenshot({ path: path.join(shots, 'vscode-transcript.png') });
 });
 
