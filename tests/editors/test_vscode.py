@@ -51,6 +51,9 @@ _STEPS: dict[str, list[Reply]] = {
             {"path": "keep.txt", "edits": [{"oldText": "as I am.", "newText": "as I am, please."}]},
         )
     ],
+    "[edit-cancel]": [
+        tool("edit", {"path": "keep.txt", "edits": [{"oldText": "Keep", "newText": "Drop"}]})
+    ],
     "[command]": [tool("bash", {"command": "echo ran > ran.txt && echo command ran"})],
 }
 
@@ -207,6 +210,7 @@ WORKBENCH_CASES = [
     "command approved in the modal runs",
     "cancel from the progress notification ends the turn",
     "ask about the selection sends the selected lines",
+    "cancel during an edit review closes the diff and changes nothing",
     "the transcript shows the conversation",
 ]
 

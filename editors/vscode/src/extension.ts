@@ -6,10 +6,12 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
+import { TURN_ENDED_REASON } from './approval';
 import { createClient, sendSettings } from './client';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
 import { EditReviewer } from './review';
 import { InkSession } from './session';
-import { SECTION } from './settings';
+import { readInkSettings, SECTION } from './settings';
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
@@ -17,7 +19,10 @@ let starting: Promise<LanguageClient> | undefined;
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Ink Server', { log: true });
   const transcriptChannel = vscode.window.createOutputChannel('Ink');
-  const reviewer = new EditReviewer((line) => log.appendLine(line));
+  const reviewer = new EditReviewer(
+    (line) => log.appendLine(line),
+    () => readInkSettings().approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  );
   context.subscriptions.push(log, transcriptChannel, reviewer);
 
   const getClient = (): Promise<LanguageClient> => {
@@ -42,7 +47,8 @@ export function activate(context: vscode.ExtensionContext): void {
       await c.stop();
     }
   };
-  const session = new InkSession(getClient, transcriptChannel);
+  // By the time a turn ends the server waits for no edit of it: withdraw what is still shown.
+  const session = new InkSession(getClient, transcriptChannel, () => reviewer.rejectAll(TURN_ENDED_REASON));
 
   const command = (id: string, run: () => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, run));

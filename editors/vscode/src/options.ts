@@ -19,6 +19,7 @@ export interface RawSettings {
 }
 
 export const DEFAULT_SERVER_PATH = 'ink-ls';
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
 
 const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly'];
 
@@ -52,7 +53,7 @@ export function toInkSettings(raw: RawSettings): InkSettings {
     model.maxTokens = raw.maxTokens;
   }
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
-  if (raw.approvalTimeoutSeconds !== 600) {
+  if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {
     settings.approvalTimeoutSeconds = raw.approvalTimeoutSeconds;
   }
   return settings;

@@ -15,7 +15,7 @@ import {
   ResponseError,
 } from 'vscode-languageclient';
 
-import { REJECTED_REASON, ReviewQueue, SUPERSEDED_REASON } from './approval';
+import { REJECTED_REASON, ReviewQueue, SUPERSEDED_REASON, timedOutReason } from './approval';
 import { applyTextEdits, planEdit, summarizeChange, withoutConfirmation } from './edits';
 
 export const PROPOSED_SCHEME = 'ink-proposed';
@@ -45,7 +45,14 @@ export class EditReviewer implements vscode.Disposable {
   private counter = 0;
   private statusMessage: vscode.Disposable | undefined;
 
-  constructor(private readonly log: (line: string) => void) {
+  /**
+   * `timeoutSeconds` is the server's approval timeout: past it the server has stopped waiting
+   * (it sends no `$/cancelRequest`), so the review is withdrawn rather than applied late.
+   */
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly timeoutSeconds: () => number,
+  ) {
     const provider: vscode.TextDocumentContentProvider = {
       onDidChange: this.onDidChangeEmitter.event,
       provideTextDocumentContent: (uri) => this.contents.get(uri.toString()) ?? '',
@@ -89,8 +96,15 @@ export class EditReviewer implements vscode.Disposable {
     }
     const review: Review = { label, files };
     this.log(`review: ${label} — ${files.map((f) => f.summary).join('; ')}`);
-    const { outcome } = this.queue.enqueue(review);
+    const { id: reviewId, outcome } = this.queue.enqueue(review);
+    const seconds = this.timeoutSeconds();
+    // A second early, so an answer never lands after the server has given up.
+    const timer = setTimeout(
+      () => this.queue.reject(timedOutReason(seconds), reviewId),
+      Math.max(seconds - 1, 0.5) * 1000,
+    );
     const answer = await outcome;
+    clearTimeout(timer);
     await this.close(review);
     for (const f of files) {
       this.contents.delete(f.left.toString());
@@ -128,9 +142,9 @@ export class EditReviewer implements vscode.Disposable {
     return this.queue.reject(REJECTED_REASON);
   }
 
-  /** Rejects everything still waiting (the client stopped). */
-  rejectAll(): void {
-    this.queue.rejectAll(SUPERSEDED_REASON);
+  /** Withdraws every review still waiting (the turn ended, or the client stopped). */
+  rejectAll(reason: string = SUPERSEDED_REASON): void {
+    this.queue.rejectAll(reason);
   }
 
   dispose(): void {

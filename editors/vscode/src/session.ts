@@ -31,9 +31,11 @@ export class InkSession {
   private requestCancel: CancellationTokenSource | undefined;
   private tokenCounter = 0;
 
+  /** `onTurnEnd` runs after every prompt, answered or failed (stale reviews are withdrawn). */
   constructor(
     private readonly getClient: () => Promise<LanguageClient>,
     readonly channel: vscode.OutputChannel,
+    private readonly onTurnEnd: () => void,
   ) {
     this.transcript = new Transcript((text) => channel.append(text));
   }
@@ -82,6 +84,7 @@ export class InkSession {
         (progress, cancel) => this.run(client, params, progress, cancel),
       );
       this.state.end(result.sessionId);
+      this.onTurnEnd();
       this.transcript.result(result);
       if (result.stopReason === 'error') {
         void vscode.window.showErrorMessage(`Ink: ${result.error ?? 'the model request failed'}`);
@@ -89,6 +92,7 @@ export class InkSession {
       return result;
     } catch (err) {
       this.state.end();
+      this.onTurnEnd();
       const message = describeError(err);
       this.transcript.failure(message);
       void vscode.window.showErrorMessage(`Ink: ${message}`);

@@ -137,9 +137,19 @@ test('ask about the selection sends the selected lines', async () => {
   await transcript('[done · turn t6').waitFor({ timeout: 20000 });
 });
 
+test('cancel during an edit review closes the diff and changes nothing', async () => {
+  await ask('[edit-cancel] change keep.txt, then I cancel');
+  const review = await diffReview('keep.txt');
+  const toast = page.locator('.notification-toast', { hasText: 'edit keep.txt' });
+  await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+  await transcript('[cancelled · turn t7').waitFor({ timeout: 20000 });
+  await review.tab.waitFor({ state: 'detached' });
+  assert.equal(read('keep.txt'), 'Keep me as I am.\n');
+});
+
 test('the transcript shows the conversation', async () => {
   await runCommand(page, 'View: Toggle Maximized Panel');
-  await transcript('[edit-accept] change greet.txt').waitFor();
+  await transcript('[command] run it').waitFor();
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
   await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
   await page.screenshot({ path: path.join(shots, 'vscode-transcript.png') });
