@@ -181,6 +181,7 @@ PROTOCOL_CASES = [
     "accepted edit: applied:true and the file on disk holds the new text",
     "command approval: showMessageRequest with three options, allow_once runs it",
     "busy session and cancel: -32002 while running, ink/session/cancel ends the turn",
+    "$/cancelRequest of a new session's prompt answers cancelled",
     "didChangeConfiguration: readonly refuses the edit without asking",
     "unknown session: -32001",
     "shutdown and exit",

@@ -46,11 +46,12 @@ let onShowMessageRequest = async () => null;
 connection.onNotification(protocol.SESSION_UPDATE, (params) => {
   updates.push(params);
 });
-const progressWaiters = [];
-for (const token of ['ink-proto-1', 'ink-proto-2']) {
+// Each waiter returns true once it saw what it waits for, and is then dropped.
+let progressWaiters = [];
+for (const token of ['ink-proto-1', 'ink-proto-2', 'ink-proto-3']) {
   connection.onProgress(rpc.WorkDoneProgress.type, token, (v) => {
     progress.set(token, [...(progress.get(token) ?? []), v]);
-    for (const w of progressWaiters.splice(0)) w(token, v);
+    progressWaiters = progressWaiters.filter((w) => !w(token, v));
   });
 }
 connection.onRequest(rpc.ApplyWorkspaceEditRequest.type, (params) => onApplyEdit(params));
@@ -168,7 +169,7 @@ test('command approval: showMessageRequest with three options, allow_once runs i
 
 test('busy session and cancel: -32002 while running, ink/session/cancel ends the turn', async () => {
   // The model hangs after its first event; the turn is running once its progress began.
-  const began = new Promise((r) => progressWaiters.push((token, v) => token === 'ink-proto-2' && v.kind === 'begin' && r()));
+  const began = new Promise((r) => progressWaiters.push((token, v) => token === 'ink-proto-2' && v.kind === 'begin' && (r(), true)));
   const pending = connection.sendRequest(protocol.SESSION_PROMPT, { sessionId, prompt: '[hang] think forever', workDoneToken: 'ink-proto-2' });
   await withTimeout(began, 10000, 'progress begin of the hanging turn');
   await assert.rejects(
@@ -178,6 +179,18 @@ test('busy session and cancel: -32002 while running, ink/session/cancel ends the
   assert.equal(await connection.sendRequest(protocol.SESSION_CANCEL, { sessionId }), null);
   const result = await withTimeout(pending, 15000, 'cancelled prompt result');
   assert.equal(result.stopReason, 'cancelled');
+});
+
+test('$/cancelRequest of a new session\'s prompt answers cancelled', async () => {
+  // What the extension does when Cancel comes before the new session's id is known.
+  const began = new Promise((r) => progressWaiters.push((token, v) => token === 'ink-proto-3' && v.kind === 'begin' && (r(), true)));
+  const source = new rpc.CancellationTokenSource();
+  const pending = connection.sendRequest(protocol.SESSION_PROMPT, { prompt: '[hang] new session', workDoneToken: 'ink-proto-3' }, source.token);
+  await withTimeout(began, 10000, 'progress begin of the new session');
+  source.cancel();
+  const result = await withTimeout(pending, 15000, 'cancelled prompt result');
+  assert.equal(result.stopReason, 'cancelled');
+  assert.notEqual(result.sessionId, sessionId);
 });
 
 test('didChangeConfiguration: readonly refuses the edit without asking', async () => {
