@@ -26,6 +26,8 @@ from uuid import uuid4
 
 import pytest
 
+from ink_ls.protocol import methods
+from ink_ls.protocol.errors import InkErrorCode
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
 REPO = Path(__file__).resolve().parents[2]
@@ -159,6 +161,27 @@ def _assert_passed(out: str, expected: list[str]) -> None:
     assert not missing, f"missing PASS lines {missing}\n--- output ---\n{out}"
     assert "FAIL " not in out, out
     assert SECRET not in out
+
+
+def test_protocol_ts_mirrors_methods_py() -> None:
+    """editors/vscode/src/protocol.ts names the same methods and codes as ink_ls/protocol."""
+    source = (EXT / "src" / "protocol.ts").read_text()
+    ts = dict(re.findall(r"export const (\w+) = '([^']+)';", source))
+    expected = {
+        name: getattr(methods, name)
+        for name in (
+            "PROTOCOL_VERSION",
+            "SESSION_PROMPT",
+            "SESSION_CANCEL",
+            "SESSION_LIST",
+            "SESSION_CLOSE",
+            "TOOLS",
+            "SESSION_UPDATE",
+        )
+    }
+    assert ts == expected
+    ts_codes = {int(v) for v in re.findall(r"^  \w+: (-\d+),$", source, flags=re.M)}
+    assert ts_codes == {int(c) for c in InkErrorCode}
 
 
 def test_extension_unit_tests() -> None:
