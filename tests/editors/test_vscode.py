@@ -235,6 +235,7 @@ WORKBENCH_CASES = [
     "cancel from the progress notification ends the turn",
     "ask about the selection sends the selected lines",
     "cancel during an edit review closes the diff and changes nothing",
+    "closing the diff rejects the edit",
     "the transcript shows the conversation",
 ]
 

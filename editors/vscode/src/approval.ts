@@ -9,6 +9,7 @@ export type ReviewOutcome = { accepted: true } | { accepted: false; reason: stri
 
 export const REJECTED_REASON = 'the user rejected this edit in the diff view';
 export const SUPERSEDED_REASON = 'the edit review was closed before the user answered';
+export const CLOSED_REASON = 'the user closed the edit review without accepting it';
 export const TURN_ENDED_REASON = 'the turn ended before the user answered the edit review';
 
 /** The reason given when nobody answered a review in time (the server has given up by then). */

@@ -15,7 +15,7 @@ import {
   ResponseError,
 } from 'vscode-languageclient';
 
-import { REJECTED_REASON, ReviewQueue, SUPERSEDED_REASON, timedOutReason } from './approval';
+import { CLOSED_REASON, REJECTED_REASON, ReviewQueue, SUPERSEDED_REASON, timedOutReason } from './approval';
 import { applyTextEdits, planEdit, summarizeChange, withoutConfirmation } from './edits';
 
 export const PROPOSED_SCHEME = 'ink-proposed';
@@ -66,6 +66,20 @@ export class EditReviewer implements vscode.Disposable {
         this.statusMessage = undefined;
         if (current !== undefined) {
           void this.show(current.item);
+        }
+      }),
+      // Closing the diff of the review on screen is an answer too: a rejection.
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        const current = this.queue.current;
+        if (current === undefined) {
+          return;
+        }
+        const rights = new Set(current.item.files.map((f) => f.right.toString()));
+        const closedOurs = e.closed.some(
+          (tab) => tab.input instanceof vscode.TabInputTextDiff && rights.has(tab.input.modified.toString()),
+        );
+        if (closedOurs) {
+          this.queue.reject(CLOSED_REASON, current.id);
         }
       }),
     );

@@ -147,9 +147,19 @@ test('cancel during an edit review closes the diff and changes nothing', async (
   assert.equal(read('keep.txt'), 'Keep me as I am.\n');
 });
 
+test('closing the diff rejects the edit', async () => {
+  await ask('[edit-reject] change keep.txt; I close the diff');
+  const review = await diffReview('keep.txt');
+  await review.tab.hover();
+  await review.tab.locator('.tab-actions .action-label').click();
+  await transcript('the user closed the edit review without accepting it').waitFor({ timeout: 20000 });
+  await transcript('[done · turn t8').waitFor();
+  assert.equal(read('keep.txt'), 'Keep me as I am.\n');
+});
+
 test('the transcript shows the conversation', async () => {
   await runCommand(page, 'View: Toggle Maximized Panel');
-  await transcript('[command] run it').waitFor();
+  await transcript('[done · turn t8').waitFor();
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
   await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
   await page.screenshot({ path: path.join(shots, 'vscode-transcript.png') });
