@@ -133,6 +133,22 @@ class Host:
         self.sessions: dict[str, LiveSession] = {}
         self.closing = False
         self._tokens = itertools.count(1)
+        self._models: dict[ModelSettings, Model] = {}
+
+    def _model_for(self, settings: ModelSettings) -> Model:
+        """One model client per settings, reused across turns (a new client costs ~30 ms of
+        TLS set-up); clients of replaced settings are closed when no turn uses them."""
+        model = self._models.get(settings)
+        if model is None:
+            model = self._models[settings] = self.deps.make_model(settings)
+        return model
+
+    async def close_models(self, *, keep: ModelSettings | None = None) -> None:
+        """Close model clients (all, or all but `keep`'s)."""
+        for settings in [s for s in self._models if s != keep]:
+            close = getattr(self._models.pop(settings), "aclose", None)
+            if close is not None:
+                await close()
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -267,6 +283,7 @@ class Host:
         if turns:
             await asyncio.wait([asyncio.ensure_future(t.done.wait()) for t in turns],
                                timeout=timeout)
+        await self.close_models()
 
     # ---- prompt ---------------------------------------------------------------------------------
 
@@ -337,7 +354,7 @@ class Host:
                 max_turns=self.deps.max_turns,
                 grace_seconds=self.deps.grace_seconds,
             )
-            model = self.deps.make_model(settings.model)
+            model = self._model_for(settings.model)
             agent = Agent(
                 model,
                 tools,
@@ -349,12 +366,7 @@ class Host:
                 on_event=reporter.on_event,
                 on_message=session.stored.append if session.stored else _ignore,
             )
-            try:
-                result = await agent.run(prompt, turn.controller.signal)
-            finally:
-                close = getattr(model, "aclose", None)
-                if close is not None:
-                    await close()
+            result = await agent.run(prompt, turn.controller.signal)
             stop = _STOPS[result.stop_reason]
             if stop == "end_turn" and reporter.last_stop == "max_tokens":
                 stop = "max_tokens"

@@ -17,4 +17,5 @@ class PyglsClient:
         return await self._protocol.send_request_async(method, params)
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
-        self._protocol.notify(method, params)
+        # a plain dict goes straight to JSON: no attrs round trip for the hot update stream
+        self._protocol._send_data({"jsonrpc": "2.0", "method": method, "params": params})
