@@ -72,7 +72,8 @@ def tool_title(name: str, args: Mapping[str, Any] | None, cwd: Path) -> str:
             return value
 
     if name == "bash":
-        return f"bash: {_short(arg('command'))}"
+        command = _short(arg("command"))
+        return f"bash: {command}" if command else "bash"
     if name in ("read", "edit", "write"):
         return f"{name} {rel(arg('path'))}".rstrip()
     if name == "ls":

@@ -190,11 +190,18 @@ class ApprovingWriter:
         signal: CancelSignal,
     ) -> None:
         edit = self.build_edit(path, base, new_text, version, label)
-        answer = await wait_answer(
-            self.client.request(APPLY_EDIT, {"label": label, "edit": edit}),
-            timeout=self.timeout,
-            signal=signal,
-        )
+        try:
+            answer = await wait_answer(
+                self.client.request(APPLY_EDIT, {"label": label, "edit": edit}),
+                timeout=self.timeout,
+                signal=signal,
+            )
+        except Interrupted:
+            raise
+        except Exception as exc:  # the editor answered with an error: nothing was applied
+            raise ChangeRejectedError(
+                "editor", f"the editor could not apply the edit: {exc}"
+            ) from None
         applied = isinstance(answer, dict) and answer.get("applied") is True
         if not applied:
             reason = answer.get("failureReason") if isinstance(answer, dict) else None

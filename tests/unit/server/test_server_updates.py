@@ -1,0 +1,120 @@
+"""AgentEvents → `ink/session/update` payloads (ACP vocabulary) and progress report texts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ink_ls.agent.events import (
+    MessageEndEvent,
+    RunEndEvent,
+    TextDeltaEvent,
+    ToolEndEvent,
+    ToolRunningEvent,
+    ToolSettledEvent,
+    ToolStartEvent,
+)
+from ink_ls.agent.messages import AssistantMessage, ImageBlock, TextBlock, Usage
+from ink_ls.editor.updates import TurnReporter, tool_title
+
+CWD = Path("/ws")
+
+
+class Client:
+    def __init__(self) -> None:
+        self.notes: list[tuple[str, dict[str, Any]]] = []
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        raise AssertionError("no requests expected")
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        self.notes.append((method, params))
+
+
+def reporter() -> tuple[TurnReporter, Client]:
+    client = Client()
+    return TurnReporter(client, session_id="s1", turn_id="t3", cwd=CWD,
+                        progress_token="p"), client
+
+
+def test_titles() -> None:
+    assert tool_title("read", {"path": "/ws/src/a.py"}, CWD) == "read src/a.py"
+    assert tool_title("bash", {"command": "npm test\nmore"}, CWD) == "bash: npm test"
+    assert tool_title("grep", {"pattern": "TODO", "path": "src"}, CWD) == 'grep "TODO" src'
+    assert tool_title("find", {"pattern": "*.py"}, CWD) == "find *.py"
+    assert tool_title("ls", {}, CWD) == "ls ."
+    assert tool_title("task", {"prompt": "x" * 100}, CWD) == "task: " + "x" * 59 + "…"
+    assert tool_title("mcp_thing", None, CWD) == "mcp_thing"
+
+
+def test_a_call_becomes_four_updates_and_progress_reports() -> None:
+    r, client = reporter()
+    r.on_event(ToolStartEvent(tool_call_id="c1", tool_name="read",
+                              arguments={"path": "README.md"}))
+    r.on_event(ToolStartEvent(tool_call_id="c2", tool_name="bash", arguments=None))
+    r.on_event(ToolRunningEvent(tool_call_id="c1", tool_name="read"))
+    r.on_event(ToolSettledEvent(tool_call_id="c1", tool_name="read", is_error=False,
+                                duration_ms=1.23456))
+    r.on_event(ToolEndEvent(tool_call_id="c1", tool_name="read", is_error=False,
+                            content=[TextBlock(text="# Demo"),
+                                     ImageBlock(data="AAAA", mime_type="image/png")]))
+    updates = [p for m, p in client.notes if m == "ink/session/update"]
+    assert all((u["sessionId"], u["turnId"]) == ("s1", "t3") for u in updates)
+    assert [u["update"] for u in updates] == [
+        {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "read README.md",
+         "kind": "read", "status": "pending", "rawInput": {"path": "README.md"}},
+        {"sessionUpdate": "tool_call", "toolCallId": "c2", "title": "bash",
+         "kind": "execute", "status": "pending", "rawInput": {}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "in_progress",
+         "phase": "running"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed",
+         "phase": "settled", "durationMs": 1.235},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed",
+         "phase": "delivered",
+         "content": [{"type": "content", "content": {"type": "text", "text": "# Demo"}},
+                     {"type": "content",
+                      "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}}],
+         "rawOutput": {"isError": False, "text": "# Demo"}},
+    ]
+    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    assert progress == ["read README.md — 0 of 2 done", "read README.md — 1 of 2 done"]
+
+
+def test_edit_results_carry_a_diff_and_failures_are_failed() -> None:
+    r, client = reporter()
+    display = {"type": "diff", "path": "/ws/a.py", "oldText": "a", "newText": "b",
+               "diff": "-a\n+b"}
+    r.on_event(ToolEndEvent(tool_call_id="c1", tool_name="edit", is_error=False,
+                            content=[TextBlock(text="Edited a.py: 1 edit applied.")],
+                            display=display))
+    r.on_event(ToolEndEvent(tool_call_id="c2", tool_name="bash", is_error=True,
+                            content=[TextBlock(text="Error: command aborted by user")]))
+    first, second = (p["update"] for _, p in client.notes)
+    assert first["content"][1] == {"type": "diff", "path": "/ws/a.py", "oldText": "a",
+                                   "newText": "b"}
+    assert (second["status"], second["rawOutput"]["isError"]) == ("failed", True)
+
+
+def test_text_usage_and_end() -> None:
+    r, client = reporter()
+    r.begin("first line of the prompt\nsecond")
+    r.on_event(TextDeltaEvent(text="Hel"))
+    r.on_event(TextDeltaEvent(text=""))
+    usage = Usage(input_tokens=10, output_tokens=2)
+    r.on_event(MessageEndEvent(message=AssistantMessage(text="Hel", usage=usage,
+                                                        stop_reason="max_tokens")))
+    r.on_event(MessageEndEvent(message=AssistantMessage(text="lo", usage=usage)))
+    r.on_event(RunEndEvent(stop_reason="completed", usage=usage))
+    r.end("max_turn_requests", None)
+    assert client.notes[0] == ("$/progress", {"token": "p", "value": {
+        "kind": "begin", "title": "Ink", "cancellable": True,
+        "message": "first line of the prompt"}})
+    bodies = [p["update"] for m, p in client.notes if m == "ink/session/update"]
+    assert bodies == [
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hel"}},
+        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2},
+        {"sessionUpdate": "usage_update", "inputTokens": 20, "outputTokens": 4},
+        {"sessionUpdate": "turn_end", "stopReason": "max_turn_requests"},
+    ]
+    assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
+    assert r.last_stop == "stop"
