@@ -245,7 +245,8 @@ Starter = Callable[..., Awaitable[InkClient]]
 async def start(
     preset: str, model: FakeModelServer, workspace: Path, tmp_path: Path
 ) -> AsyncIterator[Starter]:
-    """`await start(approval="ask", timeout=600, ink={...})` → an initialized client."""
+    """`await start(approval="ask", timeout=600, ink={...}, args=(...))` → an initialized
+    client (`args` are added to the server's command line)."""
     clients: list[InkClient] = []
 
     async def _start(
@@ -253,12 +254,13 @@ async def start(
         timeout: float = 600,
         ink: dict[str, Any] | None = None,
         experimental: dict[str, Any] | None = None,
+        args: tuple[str, ...] = (),
     ) -> InkClient:
         client = make_client()
         client.preset = preset
         client.workspace = workspace
         await client.start_io(
-            *SERVER_COMMAND,
+            *SERVER_COMMAND, *args,
             env=server_env(tmp_path / "state"), cwd=str(workspace),
         )
         clients.append(client)
