@@ -8,7 +8,6 @@ import asyncio
 import os
 from pathlib import Path
 
-import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import SECRET, WAIT, Starter, answer
