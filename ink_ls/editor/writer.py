@@ -89,9 +89,10 @@ class ApprovingWriter:
             result["changeAnnotations"] = {
                 annotation: {"label": label, "needsConfirmation": True}
             }
-        if self.features.document_changes:
+        # a new file needs a CreateFile first; without that support, plain `changes`
+        if self.features.document_changes and (base is not None or self.features.create_files):
             changes: list[dict[str, Any]] = []
-            if base is None and self.features.create_files:
+            if base is None:
                 changes.append({"kind": "create", "uri": uri, "options": {"ignoreIfExists": True}})
             changes.append({"textDocument": {"uri": uri, "version": version}, "edits": [edit]})
             result["documentChanges"] = changes
@@ -128,11 +129,7 @@ class ApprovingWriter:
                 await self._ask(tool_name, tool_call_id, rel, base, new_text, key, signal)
                 # the user may have typed while we asked: never replace their text
                 self._check_unchanged(path, doc.version if doc else None, base, disk_before)
-            if base is None and self.features.document_changes and not self.features.create_files:
-                pass  # the client cannot create files: the disk write below creates it
-            else:
-                await self._apply(path, base, new_text, doc.version if doc else None, label,
-                                  signal)
+            await self._apply(path, base, new_text, doc.version if doc else None, label, signal)
         except Interrupted as exc:
             raise ChangeRejectedError("user", exc.reason) from None
         now = self.documents.get(path)

@@ -187,12 +187,3 @@ class SessionUpdateParams(WireModel):
     session_id: str
     turn_id: str
     update: SessionUpdateBody
-
-
-# ---- settings ---------------------------------------------------------------------------------
-
-
-class ClientInkCapabilities(WireModel):
-    """`capabilities.experimental.ink` of the client."""
-
-    reviews_apply_edit: bool = False

@@ -212,3 +212,15 @@ def test_change_summary() -> None:
     assert change_summary(None, "a\nb\n") == "new file, 2 lines"
     assert change_summary("a\nb\n", "a\nc\n") == "1 line removed, 1 added"
     assert change_summary("a\n", "a\n") == "0 lines removed, 0 added"
+
+
+async def test_new_file_without_create_support_uses_plain_changes(tmp_path: Path) -> None:
+    editor = Editor()
+    features = ClientFeatures(document_changes=True, reviews_apply_edit=True)
+    path = tmp_path / "new.txt"
+    await write(writer(tmp_path, editor, features=features), path, "hi\n", None)
+    assert editor.edits[0]["edit"] == {"changes": {path_to_uri(path): [{
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "newText": "hi\n",
+    }]}}
+    assert path.read_text() == "hi\n"
