@@ -59,6 +59,9 @@ class RawResponse:
     result: Any
 
 
+_ANSWERED = object()
+"""What `structure_message` returns for a request it already answered with an error."""
+
 _RAW_REQUESTS = frozenset(methods.INK_REQUESTS + methods.SERVER_REQUESTS)
 _RAW_NOTIFICATIONS = frozenset(methods.SERVER_NOTIFICATIONS)
 
@@ -92,6 +95,26 @@ class InkProtocol(LanguageServerProtocol):
         if method in _RAW_REQUESTS:
             return RawResponse
         return super().get_result_type(method)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" not in data or "method" not in data:
+                raise  # a notification or response: nobody to answer, log only
+            # a request whose params do not fit the LSP type: answer it, never leave it hanging
+            self._send_response(
+                data["id"],
+                error=types.ResponseError(
+                    code=exc.code, message=f"{exc.message}: params of {data['method']}"
+                ),
+            )
+            return _ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is _ANSWERED:
+            return
+        super().handle_message(message)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         host = self.state.host

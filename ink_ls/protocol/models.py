@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 WireStopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
@@ -49,6 +49,12 @@ class SessionPromptParams(WireModel):
     text_document: TextDocumentIdentifier | None = None
     range: Range | None = None
     work_done_token: str | int | None = None
+
+    @model_validator(mode="after")
+    def _range_needs_a_document(self) -> SessionPromptParams:
+        if self.range is not None and self.text_document is None:
+            raise ValueError("range needs textDocument")
+        return self
 
 
 class SessionPromptResult(WireModel):

@@ -38,15 +38,18 @@ _RAW_REQUESTS = frozenset(methods.INK_REQUESTS + (methods.APPLY_EDIT, methods.SH
 class InkClientProtocol(LanguageClientProtocol):
     """The test client's protocol: `ink/*`, applyEdit and showMessageRequest stay plain JSON."""
 
+    extra_raw: set[str] = set()
+    """Further methods sent as plain JSON (to send params the LSP types would refuse)."""
+
     def get_message_type(self, method: str) -> Any:  # type: ignore[override]
-        if method in _RAW_REQUESTS:
+        if method in _RAW_REQUESTS or method in self.extra_raw:
             return RawRequest
         if method == methods.SESSION_UPDATE:
             return RawNotification
         return super().get_message_type(method)
 
     def get_result_type(self, method: str) -> Any:  # type: ignore[override]
-        if method in _RAW_REQUESTS:
+        if method in _RAW_REQUESTS or method in self.extra_raw:
             return RawResponse
         return super().get_result_type(method)
 

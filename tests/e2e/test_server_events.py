@@ -67,7 +67,7 @@ async def test_four_tool_events_and_call_order_delivery(
     model.push(
         tools(("task", {"prompt": "say hi", "description": "greet"}),
               ("read", {"path": "README.md"})),
-        Reply(text="sub-agent says hi", delay=0.05),
+        Reply(text="sub-agent says hi", delay=0.1),
         text("all done"),
     )
     client = await start()

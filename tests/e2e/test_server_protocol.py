@@ -56,6 +56,13 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
         InkErrorCode.SESSION_NOT_FOUND, "session not found: nope"
     )
 
+    # an LSP request whose params do not fit its type is answered, not left hanging
+    client.protocol.extra_raw = {"textDocument/hover"}
+    error = await rpc_error(client.ink("textDocument/hover", {"textDocument": 5}))
+    assert (error.code, error.message) == (
+        -32602, "Invalid Params: params of textDocument/hover"
+    )
+
     tools = await client.ink(methods.TOOLS, {})
     names = [t["name"] for t in tools["tools"]]
     assert sorted(names) == ["bash", "edit", "find", "grep", "ls", "read", "task", "write"]
