@@ -9,10 +9,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.agent.approval import ApprovalGate
@@ -24,15 +22,15 @@ from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.prompter import MessagePrompter
+from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.writer import ApprovingWriter
 from ink_ls.model.base import Model
-from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy, session_not_found
+from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
     SessionCloseParams,
-    SessionInfo,
     SessionListResult,
     SessionPromptParams,
     SessionPromptResult,
@@ -40,7 +38,7 @@ from ink_ls.protocol.models import (
     ToolsResult,
     WireStopReason,
 )
-from ink_ls.sessions.store import Session, SessionError, SessionStore
+from ink_ls.sessions.store import SessionStore
 from ink_ls.tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -58,45 +56,8 @@ _STOPS: dict[str, WireStopReason] = {
 }
 
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _stamp(when: datetime) -> str:
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def title_of(prompt: str) -> str:
-    """The first non-empty line of the prompt, cut at 80 characters."""
-    line = next((ln.strip() for ln in prompt.splitlines() if ln.strip()), "")
-    return line if len(line) <= 80 else line[:79] + "…"
-
-
 def _ignore(message: Message) -> None:
     return None
-
-
-@dataclass
-class Turn:
-    turn_id: str
-    controller: CancelController
-    request_id: object | None
-    token: str | int | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-@dataclass
-class LiveSession:
-    session_id: str
-    title: str
-    created_at: str
-    updated_at: str
-    messages: list[Message] = field(default_factory=list)
-    always_allowed: set[str] = field(default_factory=set)
-    turns: int = 0
-    turn: Turn | None = None
-    stored: Session | None = None
-    """The persisted history (appended as messages enter `messages`), when a store is used."""
 
 
 @dataclass
@@ -130,7 +91,7 @@ class Host:
         self.documents = documents
         self.features = features
         self.settings = settings
-        self.sessions: dict[str, LiveSession] = {}
+        self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
         self._tokens = itertools.count(1)
         self._models: dict[ModelSettings, Model] = {}
@@ -152,80 +113,13 @@ class Host:
 
     # ---- sessions ---------------------------------------------------------------------------
 
-    def _new_session(self, prompt: str) -> LiveSession:
-        store = self.deps.store
-        stored = store.create(cwd=self.cwd) if store is not None else None
-        if stored is not None:
-            session_id = stored.id
-        else:
-            stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-            session_id = f"s-{stamp}-{secrets.token_hex(2)}"
-        now = _now()
-        session = LiveSession(session_id, title_of(prompt), now, now, stored=stored)
-        self.sessions[session_id] = session
-        return session
-
-    def _get(self, session_id: str) -> LiveSession:
-        """A live session, or a stored one resumed; -32001 when there is none."""
-        session = self.sessions.get(session_id)
-        if session is not None:
-            return session
-        store = self.deps.store
-        try:
-            if store is None or not store.exists(session_id):
-                raise session_not_found(session_id)
-            stored = store.open(session_id)
-        except SessionError:
-            raise session_not_found(session_id) from None
-        stamp = _stamp(stored.created_at)
-        session = LiveSession(
-            session_id, stored.title, stamp, _now(), list(stored.messages), stored=stored
-        )
-        session.turns = sum(1 for m in stored.messages if m.role == "user")
-        self.sessions[session_id] = session
-        return session
-
     def list_sessions(self) -> SessionListResult:
         """This workspace's sessions (live and stored), most recently updated first."""
-        infos = [
-            SessionInfo(
-                session_id=s.session_id,
-                title=s.title,
-                created_at=s.created_at,
-                updated_at=s.updated_at,
-                running=s.turn is not None,
-            )
-            for s in self.sessions.values()
-        ]
-        if self.deps.store is not None:
-            for info in self.deps.store.list():
-                if info.id in self.sessions or info.cwd not in (None, str(self.cwd)):
-                    continue
-                infos.append(
-                    SessionInfo(
-                        session_id=info.id,
-                        title=info.title,
-                        created_at=_stamp(info.created_at),
-                        updated_at=_stamp(info.updated_at),
-                        running=False,
-                    )
-                )
-        infos.sort(key=lambda i: i.updated_at, reverse=True)
-        return SessionListResult(sessions=infos)
+        return SessionListResult(sessions=self.sessions.infos())
 
     async def close(self, params: SessionCloseParams) -> None:
-        """Cancel a running turn, wait for it, forget the session."""
-        session = self._get(params.session_id)
-        turn = session.turn
-        if turn is not None:
-            turn.controller.cancel("session closed")
-            await turn.done.wait()
-        self.sessions.pop(params.session_id, None)
-        if params.delete and self.deps.store is not None:
-            try:
-                self.deps.store.delete(params.session_id)
-            except SessionError:
-                pass  # never stored (or already gone): nothing to delete
+        """Cancel a running turn, wait for it, forget the session (and delete it if asked)."""
+        await self.sessions.close(params.session_id, delete=params.delete)
 
     def tools(self) -> ToolsResult:
         registry = self.deps.make_tools(self.cwd, self._secret_env())
@@ -251,16 +145,13 @@ class Host:
 
     def cancel(self, session_id: str) -> None:
         """`ink/session/cancel`: cancel the session's running turn (no-op when idle)."""
-        turn = self._get(session_id).turn
+        turn = self.sessions.get(session_id).turn
         if turn is not None:
             turn.controller.cancel("cancelled by the user")
 
-    def _running(self) -> list[Turn]:
-        return [s.turn for s in self.sessions.values() if s.turn is not None]
-
     def cancel_request(self, request_id: object) -> bool:
         """`$/cancelRequest`: True when the id was a running prompt (now cancelled)."""
-        for turn in self._running():
+        for turn in self.sessions.running():
             if turn.request_id == request_id:
                 turn.controller.cancel("cancelled by the user")
                 return True
@@ -268,7 +159,7 @@ class Host:
 
     def cancel_token(self, token: object) -> bool:
         """`window/workDoneProgress/cancel`: True when the token was a running turn's."""
-        for turn in self._running():
+        for turn in self.sessions.running():
             if turn.token is not None and turn.token == token:
                 turn.controller.cancel("cancelled by the user")
                 return True
@@ -277,7 +168,7 @@ class Host:
     async def shutdown(self, timeout: float) -> None:
         """Cancel every running turn and wait (at most `timeout` s) for them to answer."""
         self.closing = True
-        turns = self._running()
+        turns = self.sessions.running()
         for turn in turns:
             turn.controller.cancel("server shutting down")
         if turns:
@@ -308,11 +199,11 @@ class Host:
         if self.closing:
             raise InkRequestError(InkErrorCode.SHUTTING_DOWN, "shutting down: no new turns")
         if params.session_id is not None:
-            session = self._get(params.session_id)
+            session = self.sessions.get(params.session_id)
             if session.turn is not None:
                 raise session_busy(session.session_id)
         else:
-            session = self._new_session(params.prompt)
+            session = self.sessions.new(params.prompt)
         session.turns += 1
         turn = Turn(f"t{session.turns}", CancelController(), request_id)
         session.turn = turn
@@ -320,7 +211,7 @@ class Host:
             return await self._run_turn(session, turn, params)
         finally:
             session.turn = None
-            session.updated_at = _now()
+            session.updated_at = now()
             turn.done.set()
 
     async def _run_turn(

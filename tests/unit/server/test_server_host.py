@@ -145,7 +145,7 @@ async def test_busy_then_each_cancel_channel(tmp_path: Path, channel: str) -> No
     host, client = make_host(tmp_path, model, tool)
     running = asyncio.ensure_future(host.prompt(params(workDoneToken="tok"), request_id=41))
     await asyncio.wait_for(tool.started.wait(), 5)
-    (session_id,) = host.sessions
+    (session_id,) = host.sessions.live
     with pytest.raises(InkRequestError) as info:
         await host.prompt(params(sessionId=session_id))
     assert info.value.code == InkErrorCode.SESSION_BUSY
