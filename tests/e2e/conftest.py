@@ -68,6 +68,7 @@ class InkClient(LanguageClient):
         self.buffers: dict[str, tuple[str, int]] = {}
         self.preset = ""
         self.workspace = Path()
+        self.init_result: types.InitializeResult | None = None
         self.on_apply_edit: Handler = self.accept_edit
         self.on_message_request: Handler = self._no_prompt_expected
         self._changed = asyncio.Condition()
@@ -277,7 +278,7 @@ async def start(
             "approval": approval,
             "approvalTimeoutSeconds": timeout,
         }
-        await client.initialize_session(
+        client.init_result = await client.initialize_session(
             types.InitializeParams(
                 capabilities=caps,
                 root_uri=path_to_uri(workspace),

@@ -15,8 +15,8 @@ from pygls.exceptions import JsonRpcException
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
 from ink_ls.server import build_server, registered_methods
-from tests.e2e.conftest import REPO, WAIT, Starter
-from tests.fakes.model_server import FakeModelServer, Reply, text
+from tests.e2e.conftest import REPO, WAIT, Starter, answer
+from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
 
 async def rpc_error(coro: Any) -> JsonRpcException:
@@ -118,7 +118,27 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
                               "approval": "sometimes"})
     (warning,) = client.messages
     assert warning.type == 2
-    assert "approval" in warning.message and "model.maxTokens" in warning.message
+    assert warning.message == (
+        "ink: invalid settings ignored (model.maxTokens: Input should be greater than 0; "
+        "approval: must be one of 'ask', 'auto', 'readonly'); using defaults"
+    )
+    assert client.init_result is not None
+    caps = client.init_result.capabilities
+    assert caps.experimental == {"ink": {
+        "version": "0.1.0",
+        "methods": ["ink/session/prompt", "ink/session/cancel", "ink/session/list",
+                    "ink/session/close", "ink/tools"],
+        "notifications": ["ink/session/update"],
+    }}
+    expected = "utf-8" if client.preset == "neovim" else "utf-16"
+    assert caps.position_encoding == expected
+    assert client.init_result.server_info is not None
+    assert client.init_result.server_info.name == "ink-ls"
+    # the bad keys fell back: the default approval mode (ask) still asks before a command
+    model.push(tool("bash", {"command": "true"}), text("ok"))
+    client.on_message_request = answer(None)
+    await client.prompt("run")
+    assert len(client.message_requests) == 1
 
 
 def test_every_registered_method_is_in_protocol_md() -> None:
