@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +18,7 @@ from pygls.exceptions import JsonRpcException
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
 from ink_ls.server import build_server, registered_methods
-from tests.e2e.conftest import REPO, WAIT, Starter, answer
+from tests.e2e.conftest import REPO, WAIT, Starter, answer, server_env
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
 
@@ -176,3 +179,38 @@ async def test_sessions_persist_across_server_restarts(
     assert await again.ink(methods.SESSION_CLOSE, {"sessionId": first["sessionId"],
                                                     "delete": True}) is None
     assert (await again.ink(methods.SESSION_LIST, {}))["sessions"] == []
+
+
+async def test_tcp_transport_serves_one_client(workspace: Path, tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ink_ls", "--tcp", "--host", "127.0.0.1", "--port", str(port),
+        env=server_env(tmp_path / "state"), cwd=str(workspace),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT
+        while True:
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                assert loop.time() < deadline, "the TCP server never listened"
+                await asyncio.sleep(0.05)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}}).encode()
+        writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        length = 0
+        while (line := await asyncio.wait_for(reader.readline(), WAIT)) != b"\r\n":
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        reply = json.loads(await reader.readexactly(length))
+        assert reply["id"] == 1
+        assert reply["result"]["capabilities"]["experimental"]["ink"]["version"] == "0.1.0"
+        writer.close()
+    finally:
+        proc.kill()
+        await proc.wait()
