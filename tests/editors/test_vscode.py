@@ -236,6 +236,7 @@ WORKBENCH_CASES = [
     "ask about the selection sends the selected lines",
     "cancel during an edit review closes the diff and changes nothing",
     "closing the diff rejects the edit",
+    "a settings change reaches the server: readonly refuses edits without a diff",
     "the transcript shows the conversation",
 ]
 

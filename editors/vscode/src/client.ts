@@ -22,7 +22,7 @@ import {
 
 import { answerFor, dialogFor } from './approval';
 import { serverCommand } from './options';
-import { type ClientInkCapabilities, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
+import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
 import type { EditReviewer } from './review';
 import { readInkSettings, readRawSettings } from './settings';
 
@@ -98,6 +98,8 @@ async function showApprovalDialog(params: ShowMessageRequestParams): Promise<Mes
 }
 
 /** Sends the current settings to a running server (`workspace/didChangeConfiguration`). */
-export async function sendSettings(client: LanguageClient): Promise<void> {
-  await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { ink: readInkSettings() } });
+export async function sendSettings(client: LanguageClient): Promise<InkSettings> {
+  const ink = readInkSettings();
+  await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { ink } });
+  return ink;
 }

@@ -104,7 +104,8 @@ export function activate(context: vscode.ExtensionContext): void {
           await getClient();
         }
       } else if (e.affectsConfiguration(SECTION) && client !== undefined) {
-        await sendSettings(client);
+        const sent = await sendSettings(client);
+        log.info(`settings sent to ink-ls: approval ${sent.approval}, model ${sent.model.model ?? '(server default)'}`);
       }
     }),
     { dispose: () => void stopClient() },

@@ -18,6 +18,8 @@ const RULE = '─'.repeat(8);
 interface ToolLine {
   title: string;
   kind: ToolKind;
+  /** Whether its ✓/✗ line was written (a call blocked before running is never `settled`). */
+  finished: boolean;
 }
 
 const OUTCOME: Record<StopReason, string> = {
@@ -61,17 +63,29 @@ export class Transcript {
         }
         return;
       case 'tool_call':
-        this.tools.set(update.toolCallId, { title: update.title, kind: update.kind });
+        this.tools.set(update.toolCallId, { title: update.title, kind: update.kind, finished: false });
         this.line(`  … ${update.title}`);
         return;
       case 'tool_call_update': {
         const tool = this.tools.get(update.toolCallId);
         const title = tool?.title ?? update.toolCallId;
-        if (update.phase === 'settled') {
-          const ms = update.durationMs === undefined ? '' : ` (${formatMs(update.durationMs)})`;
+        const finish = (durationMs?: number): void => {
+          const ms = durationMs === undefined ? '' : ` (${formatMs(durationMs)})`;
           const mark = update.status === 'failed' ? '✗' : '✓';
           this.line(`  ${mark} ${title}${update.status === 'failed' ? ' — failed' : ''}${ms}`);
-        } else if (update.phase === 'delivered' && update.status === 'failed') {
+          if (tool !== undefined) {
+            tool.finished = true;
+          }
+        };
+        if (update.phase === 'settled') {
+          finish(update.durationMs);
+        } else if (update.phase === 'delivered') {
+          if (tool !== undefined && !tool.finished) {
+            finish();
+          }
+          if (update.status !== 'failed') {
+            return;
+          }
           const text = update.rawOutput?.text ?? '';
           const first = text.split('\n').find((l) => l.trim() !== '');
           if (first !== undefined) {

@@ -53,6 +53,14 @@ test('a failed call shows the first line of its output; errors and outcomes are 
   assert.ok(out.endsWith('[failed: HTTP 500 · turn t2]\n'), out);
 });
 
+test('a call blocked before it ran (no settled phase) still gets its ✗ line', () => {
+  const { t, text } = recorder();
+  t.prompt('q');
+  t.update({ sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'edit a.txt', kind: 'edit', status: 'pending', rawInput: {} });
+  t.update({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'failed', phase: 'delivered', rawOutput: { isError: true, text: 'Tool "edit" blocked by policy: approval mode is readonly' } });
+  assert.ok(text().endsWith('  … edit a.txt\n  ✗ edit a.txt — failed\n    Tool "edit" blocked by policy: approval mode is readonly\n'), text());
+});
+
 test('an answer that was not streamed is written from the result; a cancel says so', () => {
   const { t, text } = recorder();
   t.prompt('q');

@@ -110,13 +110,51 @@ export async function killTree(root, graceMs = 3000) {
   }
 }
 
+/** Rewrites the user settings.json of the workbench started in `tmp` (VS Code picks it up). */
+export function writeUserSettings(tmp, settings) {
+  fs.writeFileSync(userSettingsFile(tmp), JSON.stringify(userSettings(settings), null, 2));
+}
+
+/** The user settings.json of the workbench started in `tmp`. */
+export function userSettingsFile(tmp) {
+  return path.join(tmp, 'user-data', 'User', 'settings.json');
+}
+
+/** Resolves once `file` exists with content for which `pred` holds (watched, not polled). */
+export function waitForFile(file, pred, timeout = 20000) {
+  const check = () => {
+    try {
+      return pred(fs.readFileSync(file, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  return new Promise((resolve, reject) => {
+    if (check()) {
+      resolve();
+      return;
+    }
+    const watcher = fs.watch(path.dirname(file), () => {
+      if (check()) {
+        clearTimeout(timer);
+        watcher.close();
+        resolve();
+      }
+    });
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`timed out waiting for ${file}`));
+    }, timeout);
+  });
+}
+
 /** Starts code-server on a free loopback port; resolves with its URL once it listens. */
 async function startCodeServer({ tmp, workspace, settings, env }) {
   const userData = path.join(tmp, 'user-data');
   const extensions = path.join(tmp, 'extensions');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.mkdirSync(extensions, { recursive: true });
-  fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(userSettings(settings), null, 2));
+  writeUserSettings(tmp, settings);
   fs.symlinkSync(extensionDir, path.join(extensions, `${manifest.publisher}.${manifest.name}-${manifest.version}`));
   const config = path.join(tmp, 'code-server.yaml');
   fs.writeFileSync(config, 'auth: none\nbind-addr: 127.0.0.1:0\ncert: false\n');

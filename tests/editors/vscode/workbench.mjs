@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { answerInputBox, openWorkbench, repoRoot, runCommand } from './harness.mjs';
+import { answerInputBox, openWorkbench, repoRoot, runCommand, userSettingsFile, waitForFile } from './harness.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
 const modelUrl = process.env.INK_TEST_MODEL_URL;
@@ -157,9 +157,36 @@ test('closing the diff rejects the edit', async () => {
   assert.equal(read('keep.txt'), 'Keep me as I am.\n');
 });
 
+test('a settings change reaches the server: readonly refuses edits without a diff', async () => {
+  // As a user would: the Settings editor, search, pick "readonly" for Ink: Approval.
+  await runCommand(page, 'Preferences: Open Settings (UI)');
+  await page.locator('.settings-editor').waitFor();
+  // The search box (a small editor) has the focus when the Settings editor opens.
+  await page.keyboard.type('ink.approval');
+  const item = page.locator('.settings-editor .setting-item-contents', { hasText: 'What the agent may do without asking' });
+  await item.locator('select').selectOption('readonly');
+  await waitForFile(userSettingsFile(tmp), (text) => JSON.parse(text)['ink.approval'] === 'readonly');
+  await page.keyboard.press('Escape');
+  await page.locator('.settings-editor').waitFor({ state: 'hidden' });
+  // The change is sent as workspace/didChangeConfiguration (the server log says so) and the
+  // next turn runs read-only.
+  await runCommand(page, 'Ink: Show Log');
+  await page.locator('.part.panel .view-lines', { hasText: 'settings sent to ink-ls: approval readonly' }).waitFor({ timeout: 20000 });
+  await runCommand(page, 'Ink: Show Transcript');
+  await ask('[edit-reject] change keep.txt while read-only');
+  await transcript('approval mode is readonly: files are not changed').waitFor({ timeout: 20000 });
+  await transcript('[done · turn t9').waitFor();
+  assert.equal(await page.locator('.tabs-container .tab', { hasText: 'proposed by Ink' }).count(), 0);
+  assert.equal(read('keep.txt'), 'Keep me as I am.\n');
+});
+
 test('the transcript shows the conversation', async () => {
   await runCommand(page, 'View: Toggle Maximized Panel');
-  await transcript('[done · turn t8').waitFor();
+  await transcript('[done · turn t9').waitFor();
+  // From the top: the answer, an edit rejected, one accepted, a command.
+  await page.locator('.part.panel .view-lines').first().click();
+  await page.keyboard.press('Control+Home');
+  await transcript('[hello] what is the answer?').waitFor();
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
   await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
   await page.screenshot({ path: path.join(shots, 'vscode-transcript.png') });
