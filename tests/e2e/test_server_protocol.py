@@ -81,7 +81,7 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
 async def test_busy_session_is_refused_and_list_and_close_work(
     start: Starter, model: FakeModelServer
 ) -> None:
-    model.push(Reply(text="slow answer", delay=0.2))
+    model.push(Reply(text="slow answer", delay=0.5))  # 3 events: time to poke it meanwhile
     client = await start()
     first = asyncio.ensure_future(client.prompt("first question\nsecond line"))
     await client.wait_for(lambda: bool(client.updates))
