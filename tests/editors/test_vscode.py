@@ -132,6 +132,7 @@ def run_node(
         [str(NODE24), script, *args],
         cwd=REPO,
         env=env,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
