@@ -263,6 +263,12 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
     assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
     assert (workspace / "ran.txt").read_text() == "ran\n"
+    # The key reached the model, but no log of the workbench (server log, transcript) has it.
+    assert all(h.get("Authorization") == f"Bearer {SECRET}" for h in model.request_headers)
+    logs = list(tmp_path.rglob("*.log"))
+    assert any("Ink Server" in p.name for p in logs)
+    for log in logs:
+        assert SECRET not in log.read_text(errors="replace"), log
     # "Ink: Ask…" was run with README.md open: the server got the document as context.
     first_prompt = next(
         _content_text(m)
