@@ -93,6 +93,11 @@ export class InkSession {
     } catch (err) {
       this.state.end();
       this.onTurnEnd();
+      if (err instanceof ResponseError && err.code === InkErrorCode.SessionNotFound) {
+        // The server no longer knows the session (closed, or the server restarted): the next
+        // question starts a new one instead of failing the same way again.
+        this.state.reset();
+      }
       const message = describeError(err);
       this.transcript.failure(message);
       void vscode.window.showErrorMessage(`Ink: ${message}`);
@@ -156,6 +161,9 @@ function describeError(err: unknown): string {
   if (err instanceof ResponseError) {
     if (err.code === InkErrorCode.ModelNotConfigured) {
       return `${err.message} — set ink.model.baseUrl and ink.model.name in the settings`;
+    }
+    if (err.code === InkErrorCode.SessionNotFound) {
+      return `${err.message} — ask again to start a new session`;
     }
     return err.message;
   }
