@@ -48,6 +48,7 @@ function userSettings(extra) {
     'window.restoreWindows': 'none',
     'editor.minimap.enabled': false,
     'git.enabled': false,
+    'remote.autoForwardPorts': false,
     ...extra,
   };
 }

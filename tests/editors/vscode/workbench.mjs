@@ -80,6 +80,9 @@ test('edit accepted in the diff is applied, saved and undoable', async () => {
   const review = await diffReview('greet.txt');
   await page.locator('.monaco-diff-editor .modified', { hasText: 'Goodbye, world!' }).waitFor();
   await page.locator('.monaco-diff-editor .original', { hasText: 'Hello, world!' }).waitFor();
+  // For the picture: the pointer on Accept shows its name (cosmetic, so not waited on hard).
+  await review.accept.hover();
+  await page.locator('.workbench-hover, .monaco-hover', { hasText: 'Accept Edit' }).first().waitFor({ timeout: 3000 }).catch(() => {});
   await page.screenshot({ path: path.join(shots, 'vscode-diff-approval.png') });
   await review.accept.click();
   await transcript('[done · turn t3').waitFor({ timeout: 20000 });
