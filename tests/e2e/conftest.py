@@ -24,7 +24,7 @@ from pytest_lsp.protocol import LanguageClientProtocol
 from ink_ls.editor.documents import path_to_uri
 from ink_ls.protocol import methods
 from ink_ls.server import RawNotification, RawRequest, RawResponse, ink_converter
-from tests.fakes.model_server import FakeModelServer
+from tests.fakes.model_server import FakeModelServer, tool
 
 PRESETS = ("visual_studio_code", "neovim")
 REPO = Path(__file__).resolve().parents[2]
@@ -295,3 +295,59 @@ async def start(
         if client._server is not None and client._server.returncode is None:
             await asyncio.wait_for(client.shutdown_session(), WAIT)
         await client.stop()
+
+
+# ---- helpers shared by the test modules ----------------------------------------------
+
+
+def tool_results(request: dict[str, Any]) -> list[str]:
+    """The `tool` messages' contents of one recorded model request, in order."""
+    out = []
+    for message in request["messages"]:
+        if message["role"] == "tool":
+            content = message["content"]
+            out.append(content if isinstance(content, str) else str(content))
+    return out
+
+
+def processes_running(marker: str) -> list[int]:
+    """Pids whose command line contains `marker`."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().split(") ", 1)[1][0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmdline and state != "Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+async def wait_gone(marker: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while processes_running(marker):
+        assert loop.time() < deadline, f"{marker} still running"
+        await asyncio.sleep(0.02)
+
+
+async def start_sleeping(
+    client: InkClient, model: FakeModelServer, marker: str, msg_id: str | None = None
+) -> tuple[asyncio.Future[dict[str, object]], str]:
+    """Start a turn running `sleep <marker>`; return the prompt task and the session id."""
+    model.push(tool("bash", {"command": f"sleep {marker}"}))
+    task = asyncio.ensure_future(
+        client.ink("ink/session/prompt", {"prompt": "sleep a minute"}, msg_id=msg_id)
+    )
+    await client.wait_for(
+        lambda: any(u.get("phase") == "running" for u in client.tool_updates())
+    )
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while not processes_running(marker):
+        assert loop.time() < deadline, "sleep never started"
+        await asyncio.sleep(0.01)
+    return task, str(client.updates[-1]["sessionId"])

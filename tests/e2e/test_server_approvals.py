@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.e2e.conftest import Starter, answer
-from tests.e2e.test_server_events import tool_results
+from tests.e2e.conftest import Starter, answer, tool_results
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 

@@ -6,56 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import WAIT, InkClient, Starter
-from tests.fakes.model_server import FakeModelServer, text, tool
-
-
-def processes_running(marker: str) -> list[int]:
-    """Pids whose command line contains `marker`."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().split(") ", 1)[1][0]
-        except (OSError, IndexError):
-            continue
-        if marker in cmdline and state != "Z":
-            pids.append(int(entry.name))
-    return pids
-
-
-async def wait_gone(marker: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT
-    while processes_running(marker):
-        assert loop.time() < deadline, f"{marker} still running"
-        await asyncio.sleep(0.02)
-
-
-async def start_sleeping(
-    client: InkClient, model: FakeModelServer, marker: str, msg_id: str | None = None
-) -> tuple[asyncio.Future[dict[str, object]], str]:
-    """Start a turn running `sleep <marker>`; return the prompt task and the session id."""
-    model.push(tool("bash", {"command": f"sleep {marker}"}))
-    task = asyncio.ensure_future(
-        client.ink("ink/session/prompt", {"prompt": "sleep a minute"}, msg_id=msg_id)
-    )
-    await client.wait_for(
-        lambda: any(u.get("phase") == "running" for u in client.tool_updates())
-    )
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT
-    while not processes_running(marker):
-        assert loop.time() < deadline, "sleep never started"
-        await asyncio.sleep(0.01)
-    return task, str(client.updates[-1]["sessionId"])
+from tests.e2e.conftest import WAIT, Starter, start_sleeping, wait_gone
+from tests.fakes.model_server import FakeModelServer, text
 
 
 @pytest.mark.parametrize("channel", ["session_cancel", "cancel_request", "progress_cancel"])

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.e2e.conftest import InkClient, Starter, answer
-from tests.e2e.test_server_events import tool_results
+from tests.e2e.conftest import InkClient, Starter, answer, tool_results
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 EDIT = {"path": "hello.txt", "edits": [{"oldText": "world", "newText": "there"}]}

@@ -3,22 +3,10 @@ specified error results the model gets for bad calls."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from lsprotocol import types
 
-from tests.e2e.conftest import Starter
+from tests.e2e.conftest import Starter, tool_results
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool, tools
-
-
-def tool_results(request: dict[str, Any]) -> list[str]:
-    """The `tool` messages' contents of one recorded model request, in order."""
-    out = []
-    for message in request["messages"]:
-        if message["role"] == "tool":
-            content = message["content"]
-            out.append(content if isinstance(content, str) else str(content))
-    return out
 
 
 async def test_progress_begins_reports_and_ends_around_a_turn(

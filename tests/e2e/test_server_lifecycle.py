@@ -10,9 +10,15 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.e2e.conftest import SECRET, WAIT, Starter, answer
-from tests.e2e.test_server_cancel import start_sleeping, wait_gone
-from tests.e2e.test_server_events import tool_results
+from tests.e2e.conftest import (
+    SECRET,
+    WAIT,
+    Starter,
+    answer,
+    start_sleeping,
+    tool_results,
+    wait_gone,
+)
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 
