@@ -83,6 +83,13 @@ class InkProtocol(LanguageServerProtocol):
     """LSP protocol with plain-JSON `ink/*` messages and cancel-as-turn-cancel."""
 
     state: ServerState
+    exit_code = 0
+    """1 when the client sent `exit` without `shutdown` first."""
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        self.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in _RAW_REQUESTS:
@@ -218,3 +225,6 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 20
             server.start_io(sys.stdin.buffer, sys.stdout.buffer)
     finally:
         lifecycle.kill_tool_processes()
+    protocol = server.protocol
+    if isinstance(protocol, InkProtocol) and protocol.exit_code:
+        raise SystemExit(protocol.exit_code)  # `exit` before `shutdown` (LSP: code 1)

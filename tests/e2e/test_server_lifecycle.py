@@ -117,3 +117,16 @@ async def test_api_key_never_reaches_logs_or_the_client(
     assert SECRET not in logged
     assert all(SECRET not in str(u) for u in client.updates)
     assert SECRET not in tool_results(model.wait_requests(2)[1])[0]
+
+
+async def test_exit_without_shutdown_kills_the_running_command(
+    start: Starter, model: FakeModelServer
+) -> None:
+    client = await start(approval="auto")
+    marker = f"60.{os.getpid()}557"
+    task, _ = await start_sleeping(client, model, marker)
+    client.exit(None)
+    assert client._server is not None
+    assert await asyncio.wait_for(client._server.wait(), WAIT) == 1  # exit before shutdown
+    await wait_gone(f"sleep {marker}")
+    task.cancel()
