@@ -14,12 +14,16 @@ export interface RawSettings {
   apiKeyEnv: string;
   vision: boolean;
   maxTokens: number | null;
+  requestTimeout: number;
+  maxRetries: number;
   approval: string;
   approvalTimeoutSeconds: number;
 }
 
 export const DEFAULT_SERVER_PATH = 'ink-ls';
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
+export const DEFAULT_MAX_RETRIES = 3;
 
 const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly'];
 
@@ -51,6 +55,13 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   }
   if (raw.maxTokens !== null) {
     model.maxTokens = raw.maxTokens;
+  }
+  // Defaults are left to the server, so a settings file stays valid if they change there.
+  if (raw.requestTimeout !== DEFAULT_REQUEST_TIMEOUT_SECONDS) {
+    model.requestTimeout = raw.requestTimeout;
+  }
+  if (raw.maxRetries !== DEFAULT_MAX_RETRIES) {
+    model.maxRetries = raw.maxRetries;
   }
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {

@@ -34,6 +34,8 @@ export interface InkSettings {
     apiKeyEnv?: string;
     vision?: boolean;
     maxTokens?: number;
+    requestTimeout?: number;
+    maxRetries?: number;
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;

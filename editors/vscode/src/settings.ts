@@ -20,6 +20,8 @@ export function readRawSettings(): RawSettings {
     apiKeyEnv: config.get<string>('model.apiKeyEnv', 'OPENAI_API_KEY'),
     vision: config.get<boolean>('model.vision', false),
     maxTokens: config.get<number | null>('model.maxTokens', null),
+    requestTimeout: config.get<number>('model.requestTimeout', 600),
+    maxRetries: config.get<number>('model.maxRetries', 3),
     approval: config.get<string>('approval', 'ask'),
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
   };
