@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from typing import Any
 
 from pygls.protocol import JsonRPCProtocol
+
+CANCEL_REQUEST = "$/cancelRequest"
 
 
 class PyglsClient:
@@ -14,7 +18,19 @@ class PyglsClient:
         self._protocol = protocol
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
-        return await self._protocol.send_request_async(method, params)
+        """Send a request and await its result.
+
+        When the wait is abandoned (the turn was cancelled, the approval timed out) the
+        editor is told with `$/cancelRequest`, so it can close a prompt nobody awaits any
+        more; pygls itself would only forget the future.
+        """
+        msg_id = str(uuid.uuid4())
+        try:
+            return await self._protocol.send_request_async(method, params, msg_id=msg_id)
+        except asyncio.CancelledError:
+            if self._protocol._request_futures.pop(msg_id, None) is not None:
+                self.notify(CANCEL_REQUEST, {"id": msg_id})
+            raise
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         # a plain dict goes straight to JSON: no attrs round trip for the hot update stream

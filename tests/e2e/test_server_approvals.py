@@ -57,9 +57,14 @@ async def test_command_approval_times_out(start: Starter, model: FakeModelServer
     model.push(tool("bash", {"command": "touch made-it"}), text("ok"))
     client = await start(timeout=0.5)
     never = asyncio.Event()
+    withdrawn = asyncio.Event()
 
     async def ignore(params: dict[str, Any]) -> Any:
-        await never.wait()  # the user never answers
+        try:
+            await never.wait()  # the user never answers
+        except asyncio.CancelledError:
+            withdrawn.set()  # the server sent $/cancelRequest for this prompt
+            raise
         return None
 
     client.on_message_request = ignore
@@ -73,6 +78,8 @@ async def test_command_approval_times_out(start: Starter, model: FakeModelServer
         'Tool "bash" blocked by user: no answer to the approval prompt within 0.5s'
     )
     assert not (client.workspace / "made-it").exists()
+    # the editor is told the prompt is stale, so it can close it
+    await asyncio.wait_for(withdrawn.wait(), 5)
 
 
 async def test_always_allow_is_not_asked_twice(start: Starter, model: FakeModelServer) -> None:
