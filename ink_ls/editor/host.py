@@ -25,6 +25,7 @@ from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
+from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
 from ink_ls.model.base import Model
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
@@ -231,12 +232,13 @@ class Host:
         text, error = "", None
         try:
             prompt = prompt_with_context(params, self.documents, self.cwd)
-            prompter = MessagePrompter(self.client, self.features)
+            # every question the user must answer shows as "waiting for approval" in progress
+            prompter = WatchedPrompter(MessagePrompter(self.client, self.features), reporter)
             gate = ApprovalGate(settings.approval, prompter, settings.approval_timeout,
                                 always_allowed=session.always_allowed)
             writer = ApprovingWriter(
                 self.client, self.features, self.documents, self.cwd, settings.approval,
-                prompter, settings.approval_timeout, session.always_allowed,
+                prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
             tools = self.deps.make_tools(self.cwd, self._secret_env())
             options = AgentOptions(

@@ -119,6 +119,7 @@ class TurnReporter:
         self._registered = 0
         self._settled = 0
         self._usage = Usage()
+        self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
         self.last_stop: str | None = None
         """The stop reason of the last assistant message (`max_tokens` maps to the wire)."""
         self.last_text = ""
@@ -152,7 +153,22 @@ class TurnReporter:
         }[stop]
         self.progress({"kind": "end", "message": outcome})
 
+    def waiting(self, tool_call_id: str) -> None:
+        """`ApprovalWatch`: the call waits for the user; progress says so until `resumed`."""
+        self._waiting.append(tool_call_id)
+        self._report(tool_call_id)
+
+    def resumed(self, tool_call_id: str) -> None:
+        """`ApprovalWatch`: the call stopped waiting (answered, withdrawn or timed out)."""
+        if tool_call_id in self._waiting:
+            self._waiting.remove(tool_call_id)
+        self._report(tool_call_id)
+
     def _report(self, call_id: str) -> None:
+        if self._waiting:  # a pending approval outranks counting: the user must act
+            waiting = self._titles.get(self._waiting[-1], "tool")
+            self.progress({"kind": "report", "message": f"waiting for approval: {waiting}"})
+            return
         title = self._titles.get(call_id, "tool")
         self.progress(
             {"kind": "report", "message": f"{title} — {self._settled} of {self._registered} done"}

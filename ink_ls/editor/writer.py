@@ -2,7 +2,9 @@
 
 Under `ask` the editor's answer is the approval (a client that does not review edits itself
 is asked first with the prompter). A file the user changed while the approval was pending is
-never overwritten. Under `auto` it writes the disk; under `readonly` it refuses.
+never overwritten. Under `auto` a file open in the editor still goes through `applyEdit`, marked
+pre-approved (`"ink": {"approved": true}`, no review, no prompt), so the buffer never goes
+stale; a file not open is written to disk directly. Under `readonly` it refuses.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from ink_ls.agent.approval import ApprovalMode, ApprovalQuestion, Prompter
 from ink_ls.agent.signal import CancelSignal
 from ink_ls.editor.client import ClientFeatures, EditorClient, Interrupted, wait_answer
 from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri
+from ink_ls.editor.waiting import ApprovalWatch, pending
 from ink_ls.protocol.methods import APPLY_EDIT
 from ink_ls.tools.base import ChangeRejectedError
 
 STALE = "the file changed while the approval was pending; read it again and redo the change"
+PRE_APPROVED: dict[str, Any] = {"approved": True}
+"""The `ink` member of an `applyEdit` the user need not review (approval mode `auto`)."""
 
 
 def _read_disk(path: Path) -> str | None:
@@ -64,6 +69,8 @@ class ApprovingWriter:
     prompter: Prompter
     timeout: float
     always_allowed: set[str] = field(default_factory=set)
+    watch: ApprovalWatch | None = None
+    """Told while a reviewed `applyEdit` waits for the user (the turn's progress shows it)."""
 
     def _relpath(self, path: Path) -> str:
         try:
@@ -72,9 +79,11 @@ class ApprovingWriter:
             return str(path)
 
     def build_edit(
-        self, path: Path, base: str | None, new_text: str, version: int | None, label: str
+        self, path: Path, base: str | None, new_text: str, version: int | None, label: str,
+        *, approved: bool = False,
     ) -> dict[str, Any]:
-        """A `WorkspaceEdit` replacing the whole document `base` by `new_text`."""
+        """A `WorkspaceEdit` replacing the whole document `base` by `new_text` (`approved`:
+        the annotation does not ask a generic client to confirm it)."""
         uri = path_to_uri(path)
         line, character = end_position(base or "", self.documents.encoding)
         edit: dict[str, Any] = {
@@ -87,7 +96,7 @@ class ApprovingWriter:
             annotation = f"ink-{label.rsplit('(', 1)[-1].rstrip(')')}"
             edit["annotationId"] = annotation
             result["changeAnnotations"] = {
-                annotation: {"label": label, "needsConfirmation": True}
+                annotation: {"label": label, "needsConfirmation": not approved}
             }
         # a new file needs a CreateFile first; without that support, plain `changes`
         if self.features.document_changes and (base is not None or self.features.create_files):
@@ -114,10 +123,11 @@ class ApprovingWriter:
         if self.mode == "readonly":
             raise ChangeRejectedError("policy", "approval mode is readonly: files are not changed")
         disk_before = _read_disk(path)
-        if self.mode == "auto":
-            _write_disk(path, new_text)
-            return
         doc = self.documents.get(path)
+        approved = self.mode == "auto"
+        if approved and doc is None:
+            _write_disk(path, new_text)  # no buffer to keep in step: the disk is the file
+            return
         base = doc.text if doc is not None else disk_before
         if old_text is not None and base is not None and base != old_text:
             raise ChangeRejectedError("user", STALE)
@@ -125,11 +135,14 @@ class ApprovingWriter:
         label = f"ink: {tool_name} {rel} ({tool_call_id})"
         key = f"{tool_name}:change"
         try:
-            if not self.features.reviews_apply_edit and key not in self.always_allowed:
+            if not approved and not self.features.reviews_apply_edit and (
+                key not in self.always_allowed
+            ):
                 await self._ask(tool_name, tool_call_id, rel, base, new_text, key, signal)
                 # the user may have typed while we asked: never replace their text
                 self._check_unchanged(path, doc.version if doc else None, base, disk_before)
-            await self._apply(path, base, new_text, doc.version if doc else None, label, signal)
+            await self._apply(path, base, new_text, doc.version if doc else None, label, signal,
+                              approved=approved, tool_call_id=tool_call_id)
         except Interrupted as exc:
             raise ChangeRejectedError("user", exc.reason) from None
         now = self.documents.get(path)
@@ -185,14 +198,23 @@ class ApprovingWriter:
         version: int | None,
         label: str,
         signal: CancelSignal,
+        *,
+        approved: bool = False,
+        tool_call_id: str = "",
     ) -> None:
-        edit = self.build_edit(path, base, new_text, version, label)
+        edit = self.build_edit(path, base, new_text, version, label, approved=approved)
+        params: dict[str, Any] = {"label": label, "edit": edit}
+        if approved:
+            params["ink"] = dict(PRE_APPROVED)
+        # a reviewing client's answer is the user's decision: the turn waits for the user
+        reviewed = self.features.reviews_apply_edit and not approved
         try:
-            answer = await wait_answer(
-                self.client.request(APPLY_EDIT, {"label": label, "edit": edit}),
-                timeout=self.timeout,
-                signal=signal,
-            )
+            with pending(self.watch if reviewed else None, tool_call_id):
+                answer = await wait_answer(
+                    self.client.request(APPLY_EDIT, params),
+                    timeout=self.timeout,
+                    signal=signal,
+                )
         except Interrupted:
             raise
         except Exception as exc:  # the editor answered with an error: nothing was applied
@@ -202,4 +224,8 @@ class ApprovingWriter:
         applied = isinstance(answer, dict) and answer.get("applied") is True
         if not applied:
             reason = answer.get("failureReason") if isinstance(answer, dict) else None
+            if approved:  # nobody was asked: the editor could not apply it
+                raise ChangeRejectedError(
+                    "editor", f"the editor did not apply the edit: {reason or 'no reason given'}"
+                )
             raise ChangeRejectedError("user", str(reason or "the user rejected this change"))

@@ -224,3 +224,57 @@ async def test_new_file_without_create_support_uses_plain_changes(tmp_path: Path
         "newText": "hi\n",
     }]}}
     assert path.read_text() == "hi\n"
+
+
+@pytest.mark.parametrize("features", [VSCODE, GENERIC], ids=["reviewing", "generic"])
+async def test_auto_sends_an_open_document_through_a_pre_approved_edit(
+    tmp_path: Path, features: ClientFeatures
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("saved\n")
+    docs = OpenDocuments()
+    docs.did_open(path_to_uri(path), "unsaved\n", 3)
+    editor, asker = Editor(), Asker("reject")
+    w = writer(tmp_path, editor, features=features, mode="auto", asker=asker, docs=docs)
+    await write(w, path, "unsaved, edited\n", "unsaved\n")
+    (params,) = editor.edits
+    assert asker.questions == []  # nobody is asked
+    assert params["ink"] == {"approved": True}
+    assert params["label"] == "ink: edit a.txt (call_7)"
+    edit = params["edit"]
+    if features.change_annotations:
+        (change,) = edit["documentChanges"]
+        assert change["textDocument"]["version"] == 3
+        assert change["edits"][0]["range"]["end"] == {"line": 1, "character": 0}
+        assert edit["changeAnnotations"]["ink-call_7"]["needsConfirmation"] is False
+    else:
+        assert "changeAnnotations" not in edit
+    assert path.read_text() == "unsaved, edited\n"  # the buffer's text plus the edit, on disk
+
+
+async def test_auto_edit_the_editor_did_not_apply_is_an_editor_failure(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    docs = OpenDocuments()
+    docs.did_open(path_to_uri(path), "x\n", 1)
+    editor = Editor(lambda params: {"applied": False, "failureReason": "version mismatch"})
+    with pytest.raises(ChangeRejectedError) as info:
+        await write(writer(tmp_path, editor, mode="auto", docs=docs), path, "y\n", "x\n")
+    assert (info.value.source, info.value.reason) == (
+        "editor", "the editor did not apply the edit: version mismatch"
+    )
+    assert path.read_text() == "x\n"
+
+
+async def test_auto_refuses_when_the_buffer_moved_past_what_the_tool_read(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    docs = OpenDocuments()
+    docs.did_open(path_to_uri(path), "typed\n", 2)
+    editor = Editor()
+    with pytest.raises(ChangeRejectedError) as info:
+        await write(writer(tmp_path, editor, mode="auto", docs=docs), path, "y\n", "x\n")
+    assert info.value.reason == STALE
+    assert editor.edits == [] and path.read_text() == "x\n"
