@@ -1,17 +1,36 @@
 """The `SubagentRunner` an Agent hands to tools (task): a child Agent on a fresh history.
 
 The child shares the parent's model, gate, files, writer and process budget, has every tool
-but `task` (no recursion), and follows the call's cancel signal. Child events are not
-forwarded: the event union has no way to tag them with the parent call, and untagged tool
-events would corrupt the parent's per-call ordering in the editor.
+but `task` (no recursion, so nesting is one level deep), and follows the call's cancel signal.
+
+Visibility: the runner bound to a task call (`SubagentRunners.for_call`) forwards the child's
+tool events and text deltas to the parent's event sink, tagged with
+`parent_tool_call_id=<task call id>`. The child's `message_end` and `run_end` are never
+forwarded (they would read as the parent's own end). Tool call ids are model-generated, so two
+sub-agents (or a sub-agent and its parent) may both produce `call_1`: everything the child
+shows outside itself — forwarded events, gate requests (approval prompts), writer calls
+(edit approvals, labels) — uses the namespaced id `<task call id>/<child call id>`
+(`child_call_id`). The child's own history keeps the model's ids, and the parent's history
+only ever holds the task call and its result. This module must not decide how a consumer
+renders the events.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ink_ls.agent.events import (
+    AgentEvent,
+    EventSink,
+    MessageEndEvent,
+    RunEndEvent,
+    TextDeltaEvent,
+)
+from ink_ls.agent.gate import Gate, GateBlock, GateRequest
 from ink_ls.agent.signal import CancelController, CancelSignal
-from ink_ls.tools.base import SubagentRunner
+from ink_ls.tools.base import FileWriter, SubagentRunner
 
 if TYPE_CHECKING:
     from ink_ls.agent.loop import Agent
@@ -19,19 +38,83 @@ if TYPE_CHECKING:
 MAX_TURNS_NOTE = (
     "\n\n[The sub-agent stopped at its turn limit; this answer may be incomplete.]"
 )
+ID_SEPARATOR = "/"
 
 
 class SubagentError(Exception):
     """The sub-agent ended without an answer (error or cancel)."""
 
 
-def make_subagent_runner(parent: Agent) -> SubagentRunner:
-    """A runner that starts a fresh child of `parent` per call."""
+def child_call_id(parent_call_id: str, call_id: str) -> str:
+    """The id a sub-agent's call has outside the sub-agent: `<parent id>/<child id>`."""
+    return f"{parent_call_id}{ID_SEPARATOR}{call_id}"
 
-    async def run(prompt: str, signal: CancelSignal) -> str:
+
+def _namespaced_gate(gate: Gate, parent_call_id: str) -> Gate:
+    async def check(request: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        ns = replace(request, tool_call_id=child_call_id(parent_call_id, request.tool_call_id))
+        return await gate(ns, signal)
+
+    return check
+
+
+class _NamespacedWriter:
+    """A `FileWriter` passing the namespaced call id on (edit approvals and their labels)."""
+
+    def __init__(self, inner: FileWriter, parent_call_id: str) -> None:
+        self._inner = inner
+        self._parent = parent_call_id
+
+    async def write_text(
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None:
+        await self._inner.write_text(
+            path,
+            new_text,
+            old_text=old_text,
+            tool_name=tool_name,
+            tool_call_id=child_call_id(self._parent, tool_call_id),
+            signal=signal,
+        )
+
+
+class SubagentRunners:
+    """Makes sub-agent runners for one parent Agent.
+
+    Called directly it is an untagged `SubagentRunner` (the child's events stay private); the
+    scheduler binds it to each task call with `for_call`, which forwards tagged events.
+    """
+
+    def __init__(self, parent: Agent) -> None:
+        self._parent = parent
+
+    async def __call__(self, prompt: str, signal: CancelSignal) -> str:
+        return await self._run(prompt, signal, None)
+
+    def for_call(self, tool_call_id: str) -> SubagentRunner:
+        """A runner whose child's tool events and text deltas reach the parent, tagged."""
+
+        async def run(prompt: str, signal: CancelSignal) -> str:
+            return await self._run(prompt, signal, tool_call_id)
+
+        return run
+
+    async def _run(self, prompt: str, signal: CancelSignal, call_id: str | None) -> str:
+        child = self._parent.child()
+        if call_id is not None:
+            child.on_event = self._forwarder(call_id)
+            child.gate = _namespaced_gate(child.gate, call_id)
+            child.writer = _NamespacedWriter(child.writer, call_id)
         controller = CancelController(signal)
         try:
-            result = await parent.child().run(prompt, controller.signal)
+            result = await child.run(prompt, controller.signal)
         finally:
             controller.detach()
         if result.stop_reason == "aborted":
@@ -42,4 +125,36 @@ def make_subagent_runner(parent: Agent) -> SubagentRunner:
             return result.text + MAX_TURNS_NOTE
         return result.text
 
-    return run
+    def _forwarder(self, call_id: str) -> EventSink:
+        parent = self._parent
+
+        def forward(event: AgentEvent) -> None:
+            if isinstance(event, MessageEndEvent | RunEndEvent):
+                return
+            if isinstance(event, TextDeltaEvent):
+                tagged: AgentEvent = event.model_copy(update={"parent_tool_call_id": call_id})
+            else:
+                tagged = event.model_copy(
+                    update={
+                        "tool_call_id": child_call_id(call_id, event.tool_call_id),
+                        "parent_tool_call_id": call_id,
+                    }
+                )
+            # Read at emit time: the parent's sink may be replaced between runs. A failing
+            # sink is logged by the child's own guard and never breaks the child.
+            parent.on_event(tagged)
+
+        return forward
+
+
+
+def make_subagent_runner(parent: Agent) -> SubagentRunners:
+    """Runners that start a fresh child of `parent` per call (see `SubagentRunners`)."""
+    return SubagentRunners(parent)
+
+
+def bind_subagent(runner: SubagentRunner | None, tool_call_id: str) -> SubagentRunner | None:
+    """The runner a call's `ToolContext` gets: bound to that call when it can be."""
+    if isinstance(runner, SubagentRunners):
+        return runner.for_call(tool_call_id)
+    return runner

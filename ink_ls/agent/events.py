@@ -2,6 +2,12 @@
 
 The server turns them into `ink/session/update` and progress; `ink-ls run --json`
 prints them. Consumers get them through a plain synchronous callback.
+
+Events of a `task` call's sub-agent reach the parent's sink too (tool events and text deltas
+only, never its `message_end`/`run_end`): they carry `parent_tool_call_id` (the task call's
+id) and a namespaced `tool_call_id` `<task call id>/<child call id>`, so two sub-agents that
+both produce `call_1` never collide in a consumer. Top-level events have
+`parent_tool_call_id=None`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ class ToolStartEvent(BaseModel):
     type: Literal["tool_start"] = "tool_start"
     tool_call_id: str
     tool_name: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     arguments: dict[str, Any] | None = None
     """The parsed arguments when they are a JSON object, else None."""
 
@@ -32,6 +40,8 @@ class ToolRunningEvent(BaseModel):
     type: Literal["tool_running"] = "tool_running"
     tool_call_id: str
     tool_name: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
 
 
 class ToolSettledEvent(BaseModel):
@@ -40,6 +50,8 @@ class ToolSettledEvent(BaseModel):
     type: Literal["tool_settled"] = "tool_settled"
     tool_call_id: str
     tool_name: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     is_error: bool
     duration_ms: float
     """Execution time only, queue time excluded."""
@@ -51,6 +63,8 @@ class ToolEndEvent(BaseModel):
     type: Literal["tool_end"] = "tool_end"
     tool_call_id: str
     tool_name: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     content: list[ContentBlock]
     is_error: bool
     display: Any = None
@@ -60,6 +74,8 @@ class ToolEndEvent(BaseModel):
 class TextDeltaEvent(BaseModel):
     type: Literal["text_delta"] = "text_delta"
     text: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
 
 
 class MessageEndEvent(BaseModel):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ink_ls.agent import pipeline
 from ink_ls.agent._access import Plan, dependencies, plan
+from ink_ls.agent._subagent import bind_subagent
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.events import (
     AgentEvent,
@@ -274,7 +275,8 @@ class _Batch:
             cwd=self.env.cwd,
             files=self.env.files,
             writer=self.env.writer,
-            subagent=self.env.subagent,
+            # bound to this call, so a task's sub-agent events are tagged with its id
+            subagent=bind_subagent(self.env.subagent, call.id),
         )
         result = await pipeline.execute(prepared, signal, context)
         # Settled inside the call's own task: the freed place is refilled in this same loop

@@ -163,7 +163,8 @@ async def test_task_runs_a_child_agent_with_fresh_history_and_no_task_tool() -> 
     for r in child_requests:
         assert len(r.messages) == 1  # fresh history
         assert [t["name"] for t in r.tools] == ["look"]  # no task: no recursion
-    assert sorted(gated) == ["l-a", "l-b", "t1", "t2"]  # children use the same gate
+    # children use the same gate, and it sees their calls under the namespaced id
+    assert sorted(gated) == ["t1", "t1/l-a", "t2", "t2/l-b"]
 
 
 async def test_task_calls_hold_no_budget_slot_so_a_budget_of_one_cannot_deadlock() -> None:
