@@ -56,8 +56,10 @@ class AgentOptions:
     grace_seconds: float = 10.0
     max_parallel: int = 5
     """The per-chunk window (spec §4)."""
-    path_aware: bool = False
-    """Spec §9, opt-in: calls on disjoint declared paths overlap; conflicting ones keep order."""
+    path_aware: bool = True
+    """Spec §9: calls on disjoint declared paths overlap (e.g. edits of two different files),
+    conflicting ones keep call order, and a call that may touch anything (bash) stays a
+    barrier. False gives the seed's behaviour: every non-safe call is a barrier."""
 
 
 @dataclass

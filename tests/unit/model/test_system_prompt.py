@@ -39,8 +39,11 @@ def test_prompt_states_root_tools_and_which_calls_run_together(tmp_path: Path) -
     assert "More details" not in prompt
     assert ("Independent calls of read and grep in one reply run concurrently: when you need "
             "several of them") in prompt
-    assert "Calls of bash and edit run one at a time, in the order you give them" in prompt
+    assert ("Calls of bash and edit keep the order you give them wherever they could "
+            "interfere: a call that may touch anything (a command) runs alone") in prompt
     assert build_system_prompt(tmp_path, tools) == prompt  # deterministic
+    seed = build_system_prompt(tmp_path, tools, path_aware=False)
+    assert "Calls of bash and edit run one at a time, in the order you give them" in seed
 
 
 def test_prompt_without_tools(tmp_path: Path) -> None:
