@@ -21,7 +21,12 @@ EDIT = {"path": "greet.txt", "edits": [{"oldText": "Hello", "newText": "Goodbye"
 
 def reports(client: InkClient) -> list[str]:
     ((_, values),) = client.progress_reports.items()
-    return [v.message or "" for v in values if isinstance(v, types.WorkDoneProgressReport)]
+    out: list[str] = []
+    for value in values:
+        report: object = value  # pytest-lsp types the values loosely
+        if isinstance(report, types.WorkDoneProgressReport):
+            out.append(report.message or "")
+    return out
 
 
 async def test_auto_edit_of_an_unsaved_buffer_is_a_pre_approved_apply_edit(
