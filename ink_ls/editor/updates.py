@@ -1,6 +1,11 @@
 """Maps a turn's `AgentEvent`s to `ink/session/update` notifications and work-done progress.
 
 One `TurnReporter` per turn. It only sends notifications; it never decides anything.
+
+Calls of a `task` sub-agent (events with `parent_tool_call_id`, ids `<task id>/<child id>`)
+become `tool_call`/`tool_call_update`s carrying `parentToolCallId`; they count in the progress
+reports, titled `<task title> › <call title>`. The sub-agent's text is not sent: it is not the
+answer, and its final answer reaches the editor as the task call's result.
 """
 
 from __future__ import annotations
@@ -177,11 +182,15 @@ class TurnReporter:
     def on_event(self, event: AgentEvent) -> None:
         """The `EventSink` of the turn's agent."""
         if isinstance(event, TextDeltaEvent):
-            if event.text:
+            if event.text and event.parent_tool_call_id is None:
                 self.send(AgentMessageChunk(content=TextContent(text=event.text)))
         elif isinstance(event, ToolStartEvent):
             title = tool_title(event.tool_name, event.arguments, self._cwd)
-            self._titles[event.tool_call_id] = title
+            parent = event.parent_tool_call_id
+            # progress names a sub-agent's call after its task; the update keeps its own title
+            self._titles[event.tool_call_id] = (
+                f"{self._titles[parent]} › {title}" if parent in self._titles else title
+            )
             self._registered += 1
             kind = KINDS.get(event.tool_name, "other")
             self.send(
@@ -190,12 +199,13 @@ class TurnReporter:
                     title=title,
                     kind=kind,
                     raw_input=event.arguments or {},
+                    parent_tool_call_id=parent,
                 )
             )
         elif isinstance(event, ToolRunningEvent):
             self.send(
                 ToolCallUpdate(tool_call_id=event.tool_call_id, status="in_progress",
-                               phase="running")
+                               phase="running", parent_tool_call_id=event.parent_tool_call_id)
             )
             self._report(event.tool_call_id)
         elif isinstance(event, ToolSettledEvent):
@@ -206,6 +216,7 @@ class TurnReporter:
                     status="failed" if event.is_error else "completed",
                     phase="settled",
                     duration_ms=round(event.duration_ms, 3),
+                    parent_tool_call_id=event.parent_tool_call_id,
                 )
             )
             self._report(event.tool_call_id)
@@ -246,5 +257,6 @@ class TurnReporter:
                 phase="delivered",
                 content=items,
                 raw_output=raw,
+                parent_tool_call_id=event.parent_tool_call_id,
             )
         )

@@ -150,6 +150,8 @@ class ToolCallRegistered(WireModel):
     kind: ToolKind
     status: ToolStatus = "pending"
     raw_input: dict[str, Any]
+    parent_tool_call_id: str | None = None
+    """Set for a call made by a `task` sub-agent: the task call's id."""
 
 
 class ToolCallUpdate(WireModel):
@@ -160,6 +162,8 @@ class ToolCallUpdate(WireModel):
     duration_ms: float | None = None
     content: list[ToolCallContent] | None = None
     raw_output: dict[str, Any] | None = None
+    parent_tool_call_id: str | None = None
+    """Set for a call made by a `task` sub-agent: the task call's id."""
 
 
 class UsageUpdate(WireModel):

@@ -118,3 +118,41 @@ def test_text_usage_and_end() -> None:
     ]
     assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
     assert r.last_stop == "stop"
+
+
+def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() -> None:
+    r, client = reporter()
+    r.on_event(ToolStartEvent(tool_call_id="call_1", tool_name="task",
+                              arguments={"prompt": "look", "description": "survey"}))
+    r.on_event(ToolRunningEvent(tool_call_id="call_1", tool_name="task"))
+    r.on_event(TextDeltaEvent(text="let me look", parent_tool_call_id="call_1"))
+    sub = "call_1/call_1"
+    r.on_event(ToolStartEvent(tool_call_id=sub, tool_name="read", arguments={"path": "a.py"},
+                              parent_tool_call_id="call_1"))
+    r.on_event(ToolRunningEvent(tool_call_id=sub, tool_name="read", parent_tool_call_id="call_1"))
+    r.on_event(ToolSettledEvent(tool_call_id=sub, tool_name="read", is_error=False,
+                                duration_ms=2.0, parent_tool_call_id="call_1"))
+    r.on_event(ToolEndEvent(tool_call_id=sub, tool_name="read", is_error=False,
+                            content=[TextBlock(text="x = 1")], parent_tool_call_id="call_1"))
+    r.on_event(TextDeltaEvent(text="answer"))
+    updates = [p["update"] for m, p in client.notes if m == "ink/session/update"]
+    assert updates[2:] == [
+        {"sessionUpdate": "tool_call", "toolCallId": sub, "title": "read a.py", "kind": "read",
+         "status": "pending", "rawInput": {"path": "a.py"}, "parentToolCallId": "call_1"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": sub, "status": "in_progress",
+         "phase": "running", "parentToolCallId": "call_1"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": sub, "status": "completed",
+         "phase": "settled", "durationMs": 2.0, "parentToolCallId": "call_1"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": sub, "status": "completed",
+         "phase": "delivered",
+         "content": [{"type": "content", "content": {"type": "text", "text": "x = 1"}}],
+         "rawOutput": {"isError": False, "text": "x = 1"}, "parentToolCallId": "call_1"},
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "answer"}},
+    ]
+    assert "parentToolCallId" not in updates[0] and "parentToolCallId" not in updates[1]
+    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    assert progress == [
+        "task: survey — 0 of 1 done",
+        "task: survey › read a.py — 0 of 2 done",
+        "task: survey › read a.py — 1 of 2 done",
+    ]
