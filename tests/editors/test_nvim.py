@@ -208,6 +208,10 @@ SCRIPT: dict[str, list[Reply]] = {
         text("unreachable: the turn was cancelled"),
     ],
     "readonly": [tool("bash", {"command": "echo no > blocked.txt"}), text("Refused.")],
+    "auto-edit": [
+        tool("edit", {"path": "auto.txt", "edits": [{"oldText": "two", "newText": "TWO"}]}),
+        text("Shouted."),
+    ],
     "cancel": [text("Let me think about this very carefully. " * 20, chunk_size=4, delay=0.1)],
 }
 
@@ -230,6 +234,7 @@ E2E_CASES = [
     "the agent reads the unsaved text of an open buffer",
     "cancel while an edit is under review closes the diff and changes nothing",
     "setup() again sends the new settings (approval readonly refuses without asking)",
+    "approval auto: an open buffer gets the edit without a diff, the file is written, u undoes it",
     'vim.lsp.enable("ink") reuses the running client for new files',
     "checkhealth ink: server, version and endpoint",
 ]
@@ -257,6 +262,7 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     (ws / "app.py").write_text(APP)
     (ws / "notes.txt").write_text("on disk\n")
     (ws / "greet.txt").write_text("héllo wörld\n")
+    (ws / "auto.txt").write_text("one\ntwo\n")
     with FakeModelServer() as model:
         model.push(*([_respond] * 40))
         run = run_nvim(
@@ -293,6 +299,7 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     ]
     assert _tool_results(model, "cmd-allow") == ["(no output)"]
     assert "unsaved words from the buffer" in _tool_results(model, "unsaved")[0]
+    assert _tool_results(model, "auto-edit") == ["Edited auto.txt: 1 edit applied."]
     assert _tool_results(model, "readonly") == [
         'Tool "bash" blocked by policy: approval mode is readonly: commands are not run'
     ]

@@ -280,6 +280,53 @@ H.case('setup() again sends the new settings (approval readonly refuses without 
   H.eq(nil, vim.uv.fs_stat(ws .. '/blocked.txt'), 'blocked.txt')
 end)
 
+H.case('approval auto: an open buffer gets the edit without a diff, the file is written, u undoes it', function()
+  local path = ws .. '/auto.txt'
+  local b = open('auto.txt')
+  vim.api.nvim_buf_set_lines(b, -1, -1, true, { 'unsaved' }) -- typed, not written
+  local tabs = #vim.api.nvim_list_tabpages()
+  local reviewed, asked, applied = false, false, nil
+  local ids = {
+    vim.api.nvim_create_autocmd('User', {
+      pattern = { 'InkReviewOpen', 'InkApprovalRequest' },
+      callback = function(ev)
+        if ev.match == 'InkReviewOpen' then
+          reviewed = true
+        else
+          asked = true
+        end
+      end,
+    }),
+    vim.api.nvim_create_autocmd('User', {
+      pattern = 'InkEditApplied',
+      callback = function(ev)
+        applied = ev.data
+      end,
+    }),
+  }
+  ink.setup(vim.tbl_extend('force', require('ink.config').options, { approval = 'auto' }))
+  local ok, result = pcall(ask, '[case:auto-edit] shout two')
+  for _, id in ipairs(ids) do
+    vim.api.nvim_del_autocmd(id)
+  end
+  ink.setup(vim.tbl_extend('force', require('ink.config').options, { approval = 'ask' }))
+  assert(ok, result)
+  H.eq('end_turn', result.stopReason)
+  H.eq(false, reviewed, 'a diff review opened')
+  H.eq(false, asked, 'an approval prompt was shown')
+  H.eq(tabs, #vim.api.nvim_list_tabpages(), 'tab pages')
+  H.eq(true, applied and applied.applied, 'InkEditApplied')
+  H.contains(applied.label, 'ink: edit auto.txt (')
+  H.eq({ 'one', 'TWO', 'unsaved' }, vim.api.nvim_buf_get_lines(b, 0, -1, true), 'buffer')
+  H.eq('one\nTWO\nunsaved\n', H.read(path), 'file on disk')
+  H.eq(false, vim.bo[b].modified, 'buffer written')
+  vim.api.nvim_buf_call(b, function()
+    vim.cmd('normal! u')
+  end)
+  H.eq({ 'one', 'two', 'unsaved' }, vim.api.nvim_buf_get_lines(b, 0, -1, true), 'buffer after u')
+  vim.cmd('bwipeout! ' .. b)
+end)
+
 H.case('vim.lsp.enable("ink") reuses the running client for new files', function()
   local before = vim.lsp.get_clients({ name = 'ink' })
   H.eq(1, #before, 'ink clients before')

@@ -85,6 +85,11 @@ function M.apply(reviewed, encoding)
       vim.fn.bufload(b)
       vim.bo[b].buflisted = true
     end
+    -- close the undo block first: `u` then takes back exactly this edit, not the user's
+    -- typing before it (setting 'undolevels', even to itself, ends the block)
+    vim.api.nvim_buf_call(b, function()
+      vim.go.undolevels = vim.go.undolevels
+    end)
     for _, batch in ipairs(f.change.batches) do
       vim.lsp.util.apply_text_edits(edit.strip_annotations(batch), b, encoding)
     end

@@ -1,6 +1,8 @@
 --- Review of workspace/applyEdit from ink-ls: shows current and proposed text side by side
 --- with :diffthis, waits (the server request runs in a coroutine) for accept or reject, then
---- applies and writes on accept. The answer is always the truth; it never talks to ink/*.
+--- applies and writes on accept. An edit the server marks pre-approved (`ink.approved`,
+--- approval mode "auto") is applied and written at once, with no diff. The answer is always
+--- the truth; it never talks to ink/*.
 local edit = require('ink.edit')
 local files = require('ink.files')
 
@@ -188,11 +190,67 @@ local function show_next()
   end
 end
 
---- Handler for workspace/applyEdit from ink-ls (runs in the request's coroutine).
+--- True when the server marked the edit as approved already (protocol.md, Approvals: `auto`).
+---@param params table?
+---@return boolean
+function M.pre_approved(params)
+  return type(params) == 'table' and type(params.ink) == 'table' and params.ink.approved == true
+end
+
+--- Applies a pre-approved edit without review: buffer first (one undo step), then write.
 ---@param params { label?: string, edit: table }
 ---@param ctx lsp.HandlerContext
 ---@return ink.ApplyResult
+local function apply_approved(params, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local changes, err = edit.normalize(params.edit)
+  if not changes then
+    return { applied = false, failureReason = err }
+  end
+  next_id = next_id + 1
+  ---@type ink.Review
+  local review = {
+    id = next_id,
+    label = params.label or 'ink: edit',
+    client_id = ctx.client_id,
+    encoding = client and client.offset_encoding or 'utf-16',
+    changes = changes,
+    files = {},
+    co = coroutine.running(),
+    bufs = {},
+    tabs = {},
+    decided = true,
+  }
+  local ok, apply_err = false, prepare(review, changes)
+  if not apply_err then
+    local called
+    called, ok, apply_err = pcall(files.apply, review.files, review.encoding)
+    if not called then
+      ok, apply_err = false, 'applying the edit failed: ' .. tostring(ok)
+    end
+  end
+  ---@type ink.ApplyResult
+  local result = { applied = ok }
+  if not ok then
+    result.failureReason = apply_err or 'the edit could not be applied'
+  end
+  fire('InkEditApplied', {
+    id = review.id,
+    label = review.label,
+    applied = result.applied,
+    failureReason = result.failureReason,
+  })
+  return result
+end
+
+--- Handler for workspace/applyEdit from ink-ls (runs in the request's coroutine).
+---@param params { label?: string, edit: table, ink?: { approved?: boolean } }
+---@param ctx lsp.HandlerContext
+---@return ink.ApplyResult
 function M.handler(_, params, ctx)
+  if M.pre_approved(params) then
+    return apply_approved(params, ctx)
+  end
   local co, is_main = coroutine.running()
   if not co or is_main then
     return { applied = false, failureReason = 'the editor could not show the edit for review' }
