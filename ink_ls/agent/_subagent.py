@@ -6,7 +6,9 @@ but `task` (no recursion, so nesting is one level deep), and follows the call's 
 Visibility: the runner bound to a task call (`SubagentRunners.for_call`) forwards the child's
 tool events and text deltas to the parent's event sink, tagged with
 `parent_tool_call_id=<task call id>`. The child's `message_end` and `run_end` are never
-forwarded (they would read as the parent's own end). Tool call ids are model-generated, so two
+forwarded (they would read as the parent's own end), and nothing is forwarded once the task
+call is over for the parent (returned, or abandoned after the cancel grace period), so every
+forwarded event comes before the task's own `tool_settled`/`tool_end`. Tool call ids are model-generated, so two
 sub-agents (or a sub-agent and its parent) may both produce `call_1`: everything the child
 shows outside itself — forwarded events, gate requests (approval prompts), writer calls
 (edit approvals, labels) — uses the namespaced id `<task call id>/<child call id>`
@@ -17,13 +19,13 @@ renders the events.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ink_ls.agent.events import (
     AgentEvent,
-    EventSink,
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
@@ -108,8 +110,10 @@ class SubagentRunners:
 
     async def _run(self, prompt: str, signal: CancelSignal, call_id: str | None) -> str:
         child = self._parent.child()
+        forwarder = None
         if call_id is not None:
-            child.on_event = self._forwarder(call_id)
+            forwarder = _Forwarder(self._parent, call_id, asyncio.current_task())
+            child.on_event = forwarder
             child.gate = _namespaced_gate(child.gate, call_id)
             child.writer = _NamespacedWriter(child.writer, call_id)
         controller = CancelController(signal)
@@ -117,6 +121,8 @@ class SubagentRunners:
             result = await child.run(prompt, controller.signal)
         finally:
             controller.detach()
+            if forwarder is not None:
+                forwarder.closed = True
         if result.stop_reason == "aborted":
             raise SubagentError("the sub-agent was interrupted before it finished")
         if result.stop_reason == "error":
@@ -125,27 +131,38 @@ class SubagentRunners:
             return result.text + MAX_TURNS_NOTE
         return result.text
 
-    def _forwarder(self, call_id: str) -> EventSink:
-        parent = self._parent
 
-        def forward(event: AgentEvent) -> None:
-            if isinstance(event, MessageEndEvent | RunEndEvent):
-                return
-            if isinstance(event, TextDeltaEvent):
-                tagged: AgentEvent = event.model_copy(update={"parent_tool_call_id": call_id})
-            else:
-                tagged = event.model_copy(
-                    update={
-                        "tool_call_id": child_call_id(call_id, event.tool_call_id),
-                        "parent_tool_call_id": call_id,
-                    }
-                )
-            # Read at emit time: the parent's sink may be replaced between runs. A failing
-            # sink is logged by the child's own guard and never breaks the child.
-            parent.on_event(tagged)
+class _Forwarder:
+    """The child's event sink: tags and passes events on while the task call is open.
 
-        return forward
+    Once the task call is over for the parent — it returned, or the parent abandoned it at the
+    grace deadline and asyncio-cancelled its task — nothing more is forwarded: a consumer must
+    never see a sub-agent's call after its task's result (or after the parent's run ended).
+    """
 
+    def __init__(self, parent: Agent, call_id: str, owner: asyncio.Task[object] | None) -> None:
+        self._parent = parent
+        self._call_id = call_id
+        self._owner = owner
+        self.closed = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        if self.closed or (self._owner is not None and self._owner.cancelling()):
+            return
+        if isinstance(event, MessageEndEvent | RunEndEvent):
+            return
+        if isinstance(event, TextDeltaEvent):
+            tagged: AgentEvent = event.model_copy(update={"parent_tool_call_id": self._call_id})
+        else:
+            tagged = event.model_copy(
+                update={
+                    "tool_call_id": child_call_id(self._call_id, event.tool_call_id),
+                    "parent_tool_call_id": self._call_id,
+                }
+            )
+        # Read at emit time: the parent's sink may be replaced between runs. A failing sink is
+        # logged by the child's own guard and never breaks the child.
+        self._parent.on_event(tagged)
 
 
 def make_subagent_runner(parent: Agent) -> SubagentRunners:

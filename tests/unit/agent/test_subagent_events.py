@@ -30,7 +30,7 @@ from ink_ls.agent.messages import (
     UserMessage,
     text_of,
 )
-from ink_ls.agent.signal import NEVER, CancelSignal
+from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
 from ink_ls.model.base import Model, ModelRequest, ReplyDone, StreamItem
 from ink_ls.tools.base import (
     AnyTool,
@@ -216,3 +216,50 @@ async def test_a_runner_not_bound_to_a_call_keeps_the_childs_events_private() ->
 
 def test_child_call_ids_are_prefixed_with_the_task_call_id() -> None:
     assert child_call_id("call_7", "call_1") == "call_7/call_1"
+
+
+class Stubborn(Tool[WriteParams]):
+    """Ignores its cancel signal; records when its task is finally asyncio-cancelled."""
+
+    name = "stubborn"
+    description = "never stops by itself"
+    params_model = WriteParams
+    concurrency_safe = True
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.killed = asyncio.Event()
+
+    async def execute(
+        self, args: WriteParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        self.started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.killed.set()
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_nothing_of_an_abandoned_task_is_forwarded_after_its_result() -> None:
+    """Cancel + grace: the parent abandons the task; the child's late events are dropped."""
+    stubborn = Stubborn()
+    stuck = ToolCall(id="call_1", name="stubborn", arguments=json.dumps({"name": "x"}))
+    model = ScriptedModel([reply("", task("call_1", "hold on")), reply("", stuck)])
+    rec = Recorder()
+    agent = make_agent(model, rec, stubborn)
+    controller = CancelController()
+    run = asyncio.ensure_future(agent.run("go", controller.signal))
+    await asyncio.wait_for(stubborn.started.wait(), 5)
+    controller.cancel("user")
+    result = await asyncio.wait_for(run, 5)
+    assert result.stop_reason == "aborted"
+    await asyncio.wait_for(stubborn.killed.wait(), 5)  # the child's own grace ran out too
+
+    trace = [line(e) for e in rec.events]
+    task_end = trace.index("tool_end:call_1:None")
+    forwarded = [i for i, e in enumerate(rec.events) if getattr(e, "parent_tool_call_id", None)]
+    assert trace[forwarded[0]] == "tool_start:call_1/call_1:call_1"
+    assert max(forwarded) < task_end
+    assert trace[-1] == "run_end"
