@@ -1,6 +1,8 @@
 """`ink-ls run --json`: one JSON object per line on stdout for every agent event, nothing else.
 
-The run-end line also carries `session_id`, so a script can continue the session.
+The run-end line also carries `session_id`, so a script can continue the session. Events of a
+`task` call's sub-agent carry `parent_tool_call_id` (the task call's id) and namespaced
+`tool_call_id`s `<task id>/<sub-agent call id>`; the key is left out of top-level events.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ class JsonPrinter:
         except Exception:  # a display payload that does not serialise: drop it, keep the line
             log.warning("event %s has a payload that is not JSON; sent without it", event.type)
             data = event.model_dump(mode="json", by_alias=True, exclude={"display"})
+        if data.get("parent_tool_call_id", "") is None:  # top level: keep the old line shape
+            del data["parent_tool_call_id"]
         if isinstance(event, RunEndEvent):
             data["session_id"] = self._session_id
             self.saw_run_end = True

@@ -4,6 +4,11 @@
 Finished items are printed once, in order, above a small live region that shows only what is
 still in flight. On a console that is not a terminal nothing is animated: the same finished
 items are printed as plain lines.
+
+A `task` call's sub-agent calls (events with `parent_tool_call_id`) are shown indented under
+their task: in the live region while the task runs (the last few), and printed right after the
+task's own line when it ends. The sub-agent's text is not shown (its answer is the task's
+result).
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ import contextlib
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
@@ -36,6 +42,9 @@ from ink_ls.agent.messages import text_of
 
 RowState = Literal["queued", "running", "done", "failed"]
 TAIL_LINES = 8
+LIVE_CHILDREN = 5
+"""Sub-agent calls shown under a running task in the live region (the most recent ones)."""
+INDENT = "  "
 SUMMARY_CHARS = 72
 _SUMMARY_KEYS = ("command", "path", "pattern", "description", "prompt", "query")
 
@@ -65,6 +74,11 @@ class _Row:
     state: RowState = "queued"
     started: float | None = None
     duration_ms: float | None = None
+    parent: str | None = None
+    children: list[str] = field(default_factory=list)
+    """Ids of the sub-agent calls of a task, in registration order."""
+    line: Text | None = None
+    """A finished sub-agent call's line, printed when its task ends."""
 
 
 class TerminalView:
@@ -105,14 +119,18 @@ class TerminalView:
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TextDeltaEvent):
-            self._streaming += event.text
+            if event.parent_tool_call_id is None:  # a sub-agent's text is not the answer
+                self._streaming += event.text
         elif isinstance(event, MessageEndEvent):
             self._streaming = ""
             if event.message.text.strip():
                 self._print(Markdown(event.message.text) if self._live else event.message.text)
         elif isinstance(event, ToolStartEvent):
+            parent = event.parent_tool_call_id
             self._rows[event.tool_call_id] = _Row(event.tool_name,
-                                                  summarize_args(event.arguments))
+                                                  summarize_args(event.arguments), parent=parent)
+            if parent is not None and parent in self._rows:
+                self._rows[parent].children.append(event.tool_call_id)
         elif isinstance(event, ToolRunningEvent):
             row = self._rows.get(event.tool_call_id)
             if row is not None:
@@ -123,9 +141,7 @@ class TerminalView:
                 row.state = "failed" if event.is_error else "done"
                 row.duration_ms = event.duration_ms
         elif isinstance(event, ToolEndEvent):
-            row = self._rows.pop(event.tool_call_id, None) or _Row(event.tool_name, "")
-            duration = event.duration_ms if event.duration_ms is not None else row.duration_ms
-            self._print(self._finished_line(row, event, duration))
+            self._ended(event)
         elif isinstance(event, RunEndEvent):
             self._streaming = ""
             self._rows.clear()
@@ -133,11 +149,38 @@ class TerminalView:
         if self._live is not None:
             self._live.refresh()
 
+    def _ended(self, event: ToolEndEvent) -> None:
+        parent = event.parent_tool_call_id
+        row = self._rows.get(event.tool_call_id) or _Row(event.tool_name, "", parent=parent)
+        duration = event.duration_ms if event.duration_ms is not None else row.duration_ms
+        line = self._finished_line(row, event, duration)
+        if parent is not None and parent in self._rows:
+            # kept (shown done) under its running task; printed with the task's own line
+            row.state, row.line = ("failed" if event.is_error else "done"), line
+            row.duration_ms = duration
+            return
+        self._rows.pop(event.tool_call_id, None)
+        if parent is not None:  # its task is already over: print it on its own, indented
+            self._print(line)
+            return
+        self._print(line)
+        for child_id in row.children:
+            child = self._rows.pop(child_id, None)
+            if child is None:
+                continue
+            if child.line is None:  # abandoned with its task: it never ended
+                child.line = Text(f"{INDENT}· {child.name}", style="dim")
+                if child.summary:
+                    child.line.append(f" {child.summary}")
+                child.line.append("  did not finish", style="dim")
+            self._print(child.line)
+
     def _print(self, renderable: RenderableType | str) -> None:
         self.console.print(renderable)
 
     def _finished_line(self, row: _Row, event: ToolEndEvent, duration: float | None) -> Text:
-        line = Text()
+        indent = INDENT if row.parent is not None else ""
+        line = Text(indent)
         if event.is_error:
             line.append("✗ ", style="bold red")
         else:
@@ -150,7 +193,7 @@ class TerminalView:
         if event.is_error:
             first = next((ln for ln in text_of(event.content).splitlines() if ln.strip()), "")
             if first:
-                line.append(f"\n  {first[:200]}", style="red")
+                line.append(f"\n{indent}  {first[:200]}", style="red")
         return line
 
     def __rich__(self) -> RenderableType:
@@ -158,20 +201,35 @@ class TerminalView:
         if self._streaming:
             tail = self._streaming.splitlines()[-TAIL_LINES:]
             parts.append(Text("\n".join(tail)))
-        if self._rows:
-            table = Table.grid(padding=(0, 1))
-            now = time.monotonic()
-            for row in self._rows.values():
-                label = Text(row.name, style="bold")
-                if row.summary:
-                    label.append(f" {row.summary}", style="")
-                if row.state == "running" and row.started is not None:
-                    elapsed = format_duration((now - row.started) * 1000)
-                    table.add_row(Spinner("dots", style="cyan"), label, Text(elapsed, "dim"))
-                elif row.state == "queued":
-                    table.add_row(Text("·", "dim"), label, Text("queued", "dim"))
-                else:
-                    mark = Text("✗", "red") if row.state == "failed" else Text("✓", "green")
-                    table.add_row(mark, label, Text(format_duration(row.duration_ms), "dim"))
+        now = time.monotonic()
+        table: Table | None = None
+        for row in self._rows.values():
+            if row.parent is not None and row.parent in self._rows:
+                continue  # drawn under its task
+            if table is None:
+                table = Table.grid(padding=(0, 1))
+            table.add_row(*self._cells(row, now))
+            if row.children:
+                # a task with sub-agent calls: its rows indented in a grid of their own
+                parts.append(table)
+                table = None
+                sub = Table.grid(padding=(0, 1))
+                shown = [c for c in row.children if c in self._rows][-LIVE_CHILDREN:]
+                for child_id in shown:
+                    sub.add_row(*self._cells(self._rows[child_id], now))
+                parts.append(Padding(sub, (0, 0, 0, len(INDENT))))
+        if table is not None:
             parts.append(table)
         return Group(*parts)
+
+    def _cells(self, row: _Row, now: float) -> tuple[RenderableType, Text, Text]:
+        label = Text(row.name, style="bold")
+        if row.summary:
+            label.append(f" {row.summary}", style="")
+        if row.state == "running" and row.started is not None:
+            elapsed = format_duration((now - row.started) * 1000)
+            return Spinner("dots", style="cyan"), label, Text(elapsed, "dim")
+        if row.state == "queued":
+            return Text("·", "dim"), label, Text("queued", "dim")
+        mark = Text("✗", "red") if row.state == "failed" else Text("✓", "green")
+        return mark, label, Text(format_duration(row.duration_ms), "dim")

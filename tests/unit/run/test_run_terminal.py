@@ -152,3 +152,79 @@ def test_json_printer_writes_one_line_per_event_and_the_session_id_at_the_end() 
     assert last == {"type": "run_end", "stop_reason": "completed", "text": "", "error": None,
                     "usage": {"input_tokens": 3, "output_tokens": 0, "cache_read_tokens": 0},
                     "session_id": "s-1"}
+
+
+def test_sub_agent_calls_are_printed_indented_after_their_task() -> None:
+    console, out = plain_console()
+    view = TerminalView(console)
+    view(ToolStartEvent(tool_call_id="t", tool_name="task",
+                        arguments={"prompt": "look", "description": "survey"}))
+    view(ToolStartEvent(tool_call_id="r", tool_name="read", arguments={"path": "b.py"}))
+    view(ToolRunningEvent(tool_call_id="t", tool_name="task"))
+    view(TextDeltaEvent(text="sub-agent musing", parent_tool_call_id="t"))
+    for cid, args in (("t/c1", {"path": "a.py"}), ("t/c2", {"command": "nope"}),
+                      ("t/c3", {"path": "never.py"})):
+        view(ToolStartEvent(tool_call_id=cid, tool_name="bash" if cid == "t/c2" else "read",
+                            arguments=args, parent_tool_call_id="t"))
+    view(ToolRunningEvent(tool_call_id="t/c1", tool_name="read", parent_tool_call_id="t"))
+    view(ToolEndEvent(tool_call_id="t/c1", tool_name="read", content=[TextBlock(text="x")],
+                      is_error=False, duration_ms=3, parent_tool_call_id="t"))
+    view(ToolEndEvent(tool_call_id="t/c2", tool_name="bash", is_error=True, duration_ms=40,
+                      content=[TextBlock(text="Error: exit 1")], parent_tool_call_id="t"))
+    assert out.getvalue() == ""  # nothing printed before the task ends
+    view(ToolEndEvent(tool_call_id="t", tool_name="task", content=[TextBlock(text="ok")],
+                      is_error=False, duration_ms=2500))
+    view(ToolEndEvent(tool_call_id="r", tool_name="read", content=[TextBlock(text="y")],
+                      is_error=False, duration_ms=1))
+    view(RunEndEvent(stop_reason="completed", usage=Usage()))
+    assert out.getvalue() == (
+        "✓ task survey  2.5 s\n"
+        "  ✓ read a.py  3 ms\n"
+        "  ✗ bash nope  40 ms\n"
+        "    Error: exit 1\n"
+        "  · read never.py  did not finish\n"
+        "✓ read b.py  1 ms\n"
+    )
+
+
+def test_the_live_region_shows_sub_agent_calls_indented_under_their_task() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80, color_system=None)
+    view = TerminalView(console)
+    try:
+        view(ToolStartEvent(tool_call_id="t", tool_name="task", arguments={"prompt": "look"}))
+        view(ToolStartEvent(tool_call_id="r", tool_name="ls", arguments={}))
+        view(ToolRunningEvent(tool_call_id="t", tool_name="task"))
+        view(TextDeltaEvent(text="sub-agent musing", parent_tool_call_id="t"))
+        view(ToolStartEvent(tool_call_id="t/c1", tool_name="grep", arguments={"pattern": "TODO"},
+                            parent_tool_call_id="t"))
+        view(ToolStartEvent(tool_call_id="t/c2", tool_name="find", arguments={"pattern": "*.py"},
+                            parent_tool_call_id="t"))
+        view(ToolEndEvent(tool_call_id="t/c1", tool_name="grep", content=[TextBlock(text="x")],
+                          is_error=False, duration_ms=7, parent_tool_call_id="t"))
+        region = Console(file=io.StringIO(), width=80, color_system=None)
+        with region.capture() as cap:
+            region.print(view)
+        lines = [ln.rstrip() for ln in cap.get().splitlines()]
+        assert len(lines) == 4  # no sub-agent text
+        assert lines[0].split()[1:3] == ["task", "look"]
+        assert lines[1] == "  ✓ grep TODO 7 ms"
+        assert lines[2] == "  · find *.py queued"
+        assert lines[3].split() == ["·", "ls", "queued"]
+        assert out.getvalue().count("musing") == 0
+    finally:
+        view.close()
+
+
+def test_json_lines_of_sub_agent_calls_carry_their_task() -> None:
+    out = io.StringIO()
+    printer = JsonPrinter(out, session_id="s-1")
+    printer(ToolRunningEvent(tool_call_id="t/c1", tool_name="read", parent_tool_call_id="t"))
+    printer(ToolRunningEvent(tool_call_id="t", tool_name="task"))
+    printer(TextDeltaEvent(text="hm", parent_tool_call_id="t"))
+    assert [json.loads(line) for line in out.getvalue().splitlines()] == [
+        {"type": "tool_running", "tool_call_id": "t/c1", "tool_name": "read",
+         "parent_tool_call_id": "t"},
+        {"type": "tool_running", "tool_call_id": "t", "tool_name": "task"},
+        {"type": "text_delta", "text": "hm", "parent_tool_call_id": "t"},
+    ]
