@@ -145,6 +145,8 @@ export interface ToolCallRegistered {
   kind: ToolKind;
   status: 'pending';
   rawInput: Record<string, unknown>;
+  /** Set on a call of a `task` sub-agent: the task call's id (its own id is `<task>/<id>`). */
+  parentToolCallId?: string;
 }
 
 export interface ToolCallUpdate {
@@ -155,6 +157,8 @@ export interface ToolCallUpdate {
   durationMs?: number;
   content?: (ContentItem | DiffItem)[];
   rawOutput?: { isError: boolean; text: string; exitCode?: number };
+  /** Set on a call of a `task` sub-agent: the task call's id. */
+  parentToolCallId?: string;
 }
 
 export interface UsageUpdate {

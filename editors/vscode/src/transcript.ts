@@ -20,6 +20,15 @@ interface ToolLine {
   kind: ToolKind;
   /** Whether its ✓/✗ line was written (a call blocked before running is never `settled`). */
   finished: boolean;
+  /** Leading spaces of its lines: a `task` sub-agent's calls sit one level under their task. */
+  indent: string;
+}
+
+const INDENT = '  ';
+
+/** A sub-agent's call (it carries `parentToolCallId`) is indented one level deeper. */
+function indentOf(update: { parentToolCallId?: string }): string {
+  return update.parentToolCallId === undefined ? INDENT : INDENT + INDENT;
 }
 
 const OUTCOME: Record<StopReason, string> = {
@@ -62,17 +71,20 @@ export class Transcript {
           this.streamed = true;
         }
         return;
-      case 'tool_call':
-        this.tools.set(update.toolCallId, { title: update.title, kind: update.kind, finished: false });
-        this.line(`  … ${update.title}`);
+      case 'tool_call': {
+        const indent = indentOf(update);
+        this.tools.set(update.toolCallId, { title: update.title, kind: update.kind, finished: false, indent });
+        this.line(`${indent}… ${update.title}`);
         return;
+      }
       case 'tool_call_update': {
         const tool = this.tools.get(update.toolCallId);
         const title = tool?.title ?? update.toolCallId;
+        const indent = tool?.indent ?? indentOf(update);
         const finish = (durationMs?: number): void => {
           const ms = durationMs === undefined ? '' : ` (${formatMs(durationMs)})`;
           const mark = update.status === 'failed' ? '✗' : '✓';
-          this.line(`  ${mark} ${title}${update.status === 'failed' ? ' — failed' : ''}${ms}`);
+          this.line(`${indent}${mark} ${title}${update.status === 'failed' ? ' — failed' : ''}${ms}`);
           if (tool !== undefined) {
             tool.finished = true;
           }
@@ -89,7 +101,7 @@ export class Transcript {
           const text = update.rawOutput?.text ?? '';
           const first = text.split('\n').find((l) => l.trim() !== '');
           if (first !== undefined) {
-            this.line(`    ${first.trim()}`);
+            this.line(`${indent}  ${first.trim()}`);
           }
         }
         return;

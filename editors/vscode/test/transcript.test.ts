@@ -105,3 +105,30 @@ test('SessionState keeps the session from the result when no update came', () =>
   s.end();
   assert.equal(s.sessionId, 's-9', 'a failed request keeps the session');
 });
+
+test("a task's sub-agent calls are indented under the task", () => {
+  const { t, text } = recorder();
+  t.prompt('survey');
+  t.update({ sessionUpdate: 'tool_call', toolCallId: 'call_1', title: 'task: survey', kind: 'think', status: 'pending', rawInput: {} });
+  t.update({ sessionUpdate: 'tool_call_update', toolCallId: 'call_1', status: 'in_progress', phase: 'running' });
+  t.update({ sessionUpdate: 'tool_call', toolCallId: 'call_1/call_1', title: 'read README.md', kind: 'read', status: 'pending', rawInput: {}, parentToolCallId: 'call_1' });
+  t.update({ sessionUpdate: 'tool_call_update', toolCallId: 'call_1/call_1', status: 'completed', phase: 'settled', durationMs: 3, parentToolCallId: 'call_1' });
+  t.update({ sessionUpdate: 'tool_call', toolCallId: 'call_1/call_2', title: 'bash: make', kind: 'execute', status: 'pending', rawInput: {}, parentToolCallId: 'call_1' });
+  t.update({ sessionUpdate: 'tool_call_update', toolCallId: 'call_1/call_2', status: 'failed', phase: 'delivered', rawOutput: { isError: true, text: 'Tool "bash" blocked by user: the user rejected this call' }, parentToolCallId: 'call_1' });
+  t.update({ sessionUpdate: 'tool_call_update', toolCallId: 'call_1', status: 'completed', phase: 'settled', durationMs: 1500 });
+  assert.ok(
+    text().endsWith(
+      [
+        '  … task: survey',
+        '    … read README.md',
+        '    ✓ read README.md (3 ms)',
+        '    … bash: make',
+        '    ✗ bash: make — failed',
+        '      Tool "bash" blocked by user: the user rejected this call',
+        '  ✓ task: survey (1.5 s)',
+        '',
+      ].join('\n'),
+    ),
+    text(),
+  );
+});
