@@ -125,6 +125,7 @@ UNIT_CASES = [
     "edit.to_lines/from_lines round-trip and strip_annotations drops annotation ids",
     "config.merge keeps defaults for invalid keys and settings() builds the wire shape",
     "transcript streams text into lines and redraws tool lines in place",
+    "transcript lists a task's sub-agent calls indented under the task",
     "protocol constants",
     "review: accept applies the edit to the buffer and writes the file",
     "review: the reject keymap leaves buffer and disk untouched and says why",

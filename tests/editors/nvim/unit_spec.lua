@@ -116,6 +116,29 @@ H.case('transcript streams text into lines and redraws tool lines in place', fun
   }, '\n'), transcript.text())
 end)
 
+H.case('transcript lists a task\'s sub-agent calls indented under the task', function()
+  transcript.question('survey the code')
+  transcript.tool_call('call_1', 'task: survey', 'pending')
+  transcript.tool_call('call_2', 'read b.py', 'pending')
+  transcript.append_text('Thinking')
+  transcript.tool_call('call_1/call_1', 'read a.py', 'pending', 'call_1')
+  transcript.tool_call('call_1/call_2', 'grep "x" src', 'pending', 'call_1')
+  transcript.tool_update('call_1/call_1', 'completed', '3 ms')
+  transcript.tool_update('call_2', 'completed', '1 ms')
+  transcript.tool_update('call_1', 'completed', '1.5 s')
+  transcript.append_text(' more')
+  local want = table.concat({
+    '## Ink',
+    '  ● task: survey  [completed, 1.5 s]',
+    '    ● read a.py  [completed, 3 ms]',
+    '    ○ grep "x" src  [pending]',
+    '  ● read b.py  [completed, 1 ms]',
+    'Thinking more',
+  }, '\n')
+  local text = transcript.text()
+  H.eq(want, text:sub(-#want))
+end)
+
 H.case('protocol constants', function()
   H.eq('ink/session/prompt', protocol.methods.session_prompt)
   H.eq('ink/session/update', protocol.methods.session_update)

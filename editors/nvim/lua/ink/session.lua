@@ -54,7 +54,9 @@ function M.on_update(_, params, ctx)
       transcript.append_text(content.text)
     end
   elseif kind == U.tool_call then
-    transcript.tool_call(u.toolCallId, u.title or u.toolCallId, u.status or 'pending')
+    -- a task's sub-agent calls carry the task's id; the transcript lists them under it
+    local parent = type(u.parentToolCallId) == 'string' and u.parentToolCallId or nil
+    transcript.tool_call(u.toolCallId, u.title or u.toolCallId, u.status or 'pending', parent)
   elseif kind == U.tool_call_update then
     if u.phase == P.settled then
       transcript.tool_update(u.toolCallId, u.status, duration(u.durationMs))

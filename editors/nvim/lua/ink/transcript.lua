@@ -13,6 +13,12 @@ local tool_marks = {}
 --- toolCallId → title, so updates (which carry no title) can redraw the line
 ---@type table<string, string>
 local tool_titles = {}
+--- toolCallId → extra indent of its line ('  ' for a `task` sub-agent's calls)
+---@type table<string, string>
+local tool_indent = {}
+--- task toolCallId → toolCallId of the last sub-agent call listed under it
+---@type table<string, string>
+local last_child = {}
 --- whether the last thing written was streamed answer text (chunks continue the line)
 local streaming = false
 
@@ -29,7 +35,7 @@ function M.buf()
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'markdown'
   vim.bo[buf].modifiable = false
-  tool_marks, tool_titles, streaming = {}, {}, false
+  tool_marks, tool_titles, tool_indent, last_child, streaming = {}, {}, {}, {}, false
   return buf
 end
 
@@ -109,21 +115,52 @@ end
 ---@param title string
 ---@param status string
 ---@param detail? string
-local function tool_line(title, status, detail)
+---@param indent? string
+local function tool_line(title, status, detail, indent)
   local icon = ({ pending = '○', in_progress = '◐', completed = '●', failed = '✗' })[status] or '·'
-  return ('  %s %s  [%s%s]'):format(icon, title, status, detail and (', ' .. detail) or '')
+  return ('  %s%s %s  [%s%s]'):format(indent or '', icon, title, status, detail and (', ' .. detail) or '')
 end
 
---- Shows a registered tool call on its own line.
+--- Inserts `line` right below the line of the call `after`; nil when that line is gone.
+---@param after string toolCallId
+---@param line string
+---@return integer? row
+local function insert_below(after, line)
+  local b = M.buf()
+  local mark = tool_marks[after]
+  local pos = mark and vim.api.nvim_buf_get_extmark_by_id(b, ns, mark, {}) or {}
+  if not pos[1] then
+    return nil
+  end
+  local was_streaming = streaming -- answer text at the end goes on where it was
+  edit(function()
+    vim.api.nvim_buf_set_lines(b, pos[1] + 1, pos[1] + 1, true, { line })
+  end)
+  streaming = was_streaming
+  return pos[1] + 1
+end
+
+--- Shows a registered tool call on its own line. A `task` sub-agent's call (`parent` is the
+--- task's toolCallId) is indented and listed under its task, after the task's earlier calls.
 ---@param id string toolCallId
 ---@param title string
 ---@param status string
-function M.tool_call(id, title, status)
-  M.append_lines({ tool_line(title, status) })
+---@param parent? string
+function M.tool_call(id, title, status, parent)
   local b = M.buf()
-  local row = vim.api.nvim_buf_line_count(b) - 1
+  local indent = parent and '  ' or ''
+  local line = tool_line(title, status, nil, indent)
+  local row = parent and insert_below(last_child[parent] or parent, line)
+  if not row then
+    M.append_lines({ line })
+    row = vim.api.nvim_buf_line_count(b) - 1
+  end
   tool_marks[id] = vim.api.nvim_buf_set_extmark(b, ns, row, 0, {})
   tool_titles[id] = title
+  tool_indent[id] = indent
+  if parent then
+    last_child[parent] = id
+  end
 end
 
 --- Redraws the line of a tool call with its new state.
@@ -145,7 +182,7 @@ function M.tool_update(id, status, detail)
   edit(function()
     -- set_text, not set_lines: replacing the whole line would move the extmark off it
     local old = vim.api.nvim_buf_get_lines(b, pos[1], pos[1] + 1, true)[1]
-    local line = tool_line(tool_titles[id] or id, status, detail)
+    local line = tool_line(tool_titles[id] or id, status, detail, tool_indent[id])
     vim.api.nvim_buf_set_text(b, pos[1], 0, pos[1], #old, { line })
   end)
   streaming = was_streaming
