@@ -8,8 +8,10 @@ tool events and text deltas to the parent's event sink, tagged with
 `parent_tool_call_id=<task call id>`. The child's `message_end` and `run_end` are never
 forwarded (they would read as the parent's own end), and nothing is forwarded once the task
 call is over for the parent (returned, or abandoned after the cancel grace period), so every
-forwarded event comes before the task's own `tool_settled`/`tool_end`. Tool call ids are model-generated, so two
-sub-agents (or a sub-agent and its parent) may both produce `call_1`: everything the child
+forwarded event comes before the task's own `tool_settled`/`tool_end`.
+
+Tool call ids are model-generated, so two sub-agents (or a sub-agent and its parent) may both
+produce `call_1`: everything the child
 shows outside itself — forwarded events, gate requests (approval prompts), writer calls
 (edit approvals, labels) — uses the namespaced id `<task call id>/<child call id>`
 (`child_call_id`). The child's own history keeps the model's ids, and the parent's history
