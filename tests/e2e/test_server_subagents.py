@@ -91,3 +91,7 @@ async def test_a_sub_agents_edit_is_approved_under_its_namespaced_id(
         assert client.message_requests == []
     writes = [u for u in client.tool_updates("call_1/call_1") if u["sessionUpdate"] == "tool_call"]
     assert [(u["title"], u["parentToolCallId"]) for u in writes] == [("write greet.txt", "call_1")]
+    # progress names the waiting call after its task
+    ((_, values),) = client.progress_reports.items()
+    reports = [v.message for v in values[1:-1]]
+    assert "waiting for approval: task: greet › write greet.txt" in reports
