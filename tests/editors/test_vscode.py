@@ -57,6 +57,9 @@ _STEPS: dict[str, list[Reply]] = {
         tool("edit", {"path": "keep.txt", "edits": [{"oldText": "Keep", "newText": "Drop"}]})
     ],
     "[command]": [tool("bash", {"command": "echo ran > ran.txt && echo command ran"})],
+    "[auto-edit]": [
+        tool("edit", {"path": "auto.txt", "edits": [{"oldText": "draft", "newText": "final"}]})
+    ],
 }
 
 
@@ -102,6 +105,7 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "greet.txt").write_text("Hello, world!\n")
     (ws / "keep.txt").write_text("Keep me as I am.\n")
     (ws / "README.md").write_text("# Demo\n\nRun `make` to build.\n")
+    (ws / "auto.txt").write_text("A draft.\n")
     return ws
 
 
@@ -207,6 +211,7 @@ PROTOCOL_CASES = [
     "busy session and cancel: -32002 while running, ink/session/cancel ends the turn",
     "$/cancelRequest of a new session's prompt answers cancelled",
     "didChangeConfiguration: readonly refuses the edit without asking",
+    "auto: an open document with unsaved text gets a pre-approved applyEdit, nothing asked",
     "unknown session: -32001",
     "shutdown and exit",
 ]
@@ -224,6 +229,7 @@ def test_protocol_layer(model: FakeModelServer, workspace: Path) -> None:
     assert rc == 0, out
     assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
     assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
+    assert (workspace / "auto.txt").read_text() == "Note: A final.\n"
     # The key came from the environment variable named in the settings, never from the wire.
     assert all(h.get("Authorization") == f"Bearer {SECRET}" for h in model.request_headers)
 
@@ -239,6 +245,7 @@ WORKBENCH_CASES = [
     "closing the diff rejects the edit",
     "a settings change reaches the server: readonly refuses edits without a diff",
     "the transcript shows the conversation",
+    "approval auto: an unsaved open file gets the edit without a diff, saved and undoable",
 ]
 
 
@@ -263,6 +270,7 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
     assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
     assert (workspace / "ran.txt").read_text() == "ran\n"
+    assert (workspace / "auto.txt").read_text() == "Note: A final.\n"
     # The key reached the model, but no log of the workbench (server log, transcript) has it.
     assert all(h.get("Authorization") == f"Bearer {SECRET}" for h in model.request_headers)
     logs = list(tmp_path.rglob("*.log"))

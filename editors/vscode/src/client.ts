@@ -1,7 +1,8 @@
 /**
  * The language client for ink-ls: how the server is started (`<ink.serverPath> --stdio`), what
  * this client announces (`experimental.ink.reviewsApplyEdit`), the settings it sends, and the
- * hooks for the server's requests (edit review, modal command approval) and notifications
+ * hooks for the server's requests (edit review, or no review for an edit the server marks
+ * pre-approved; modal command approval) and notifications
  * (`ink/session/update`). No commands and no turn logic: see session.ts.
  */
 
@@ -21,6 +22,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { answerFor, dialogFor } from './approval';
+import { isPreApproved } from './edits';
 import { serverCommand } from './options';
 import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
 import type { EditReviewer } from './review';
@@ -67,7 +69,9 @@ export function createClient(hooks: ClientHooks): LanguageClient {
     outputChannel: hooks.outputChannel,
     middleware: {
       workspace: {
-        handleApplyEdit: (params, next) => hooks.reviewer.review(params, next),
+        // approval mode `auto`: the server marks the edit approved; the buffer still gets it
+        handleApplyEdit: (params, next) =>
+          isPreApproved(params) ? hooks.reviewer.applyApproved(params, next) : hooks.reviewer.review(params, next),
       },
     },
   };

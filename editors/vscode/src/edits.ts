@@ -156,6 +156,16 @@ export function withoutConfirmation(params: ApplyWorkspaceEditParams): ApplyWork
   return { label: params.label, edit };
 }
 
+/**
+ * True when ink-ls marked the edit as approved already (`"ink": {"approved": true}` beside
+ * `label` and `edit`, approval mode `auto`; protocol.md, "File changes"): it is applied and
+ * saved without a review.
+ */
+export function isPreApproved(params: ApplyWorkspaceEditParams): boolean {
+  const ink: unknown = (params as { ink?: unknown }).ink;
+  return typeof ink === 'object' && ink !== null && (ink as { approved?: unknown }).approved === true;
+}
+
 /** A short summary such as `2 lines removed, 3 added` between two texts (by line count). */
 export function summarizeChange(oldText: string, newText: string): string {
   // A final line break ends the last line; it does not start another one.

@@ -2,8 +2,9 @@
  * Edit approval on screen: each `workspace/applyEdit` from ink-ls opens `vscode.diff` between
  * the file as it is and the proposed text (a read-only virtual document), with Accept / Reject
  * in the editor title. Accept applies the edit through the language client's normal path (so
- * undo works) and saves; Reject answers `applied: false` and changes nothing. The queue and the
- * diff building live in approval.ts and edits.ts.
+ * undo works) and saves; Reject answers `applied: false` and changes nothing. An edit ink-ls
+ * marks pre-approved (approval mode `auto`) skips the diff: applied the same way and saved.
+ * The queue and the diff building live in approval.ts and edits.ts.
  */
 
 import * as vscode from 'vscode';
@@ -128,22 +129,32 @@ export class EditReviewer implements vscode.Disposable {
       this.log(`review: ${label} rejected (${answer.reason})`);
       return { applied: false, failureReason: answer.reason };
     }
-    const result = await next(withoutConfirmation(params), CancellationToken.None);
-    if (result instanceof ResponseError) {
-      return { applied: false, failureReason: `the editor could not apply the edit: ${result.message}` };
+    const result = await applyAndSave(params, next, files.map((f) => f.fileUri));
+    this.log(
+      result.applied
+        ? `review: ${label} accepted, applied and saved`
+        : `review: ${label} accepted but not applied (${result.failureReason})`,
+    );
+    return result;
+  };
+
+  /**
+   * `handleApplyEdit` for an edit ink-ls marked pre-approved (approval mode `auto`): no diff,
+   * no question; applied through the normal path (undo works) and saved, like an accepted one.
+   */
+  readonly applyApproved = async (params: ApplyWorkspaceEditParams, next: Next): Promise<ApplyWorkspaceEditResult> => {
+    const plan = planEdit(params.edit);
+    if (plan.unsupported.length > 0) {
+      return { applied: false, failureReason: `the VS Code client cannot apply: ${plan.unsupported.join('; ')}` };
     }
-    if (!result.applied) {
-      this.log(`review: ${label} accepted but VS Code did not apply it`);
-      return { applied: false, failureReason: result.failureReason ?? 'the editor could not apply the edit (the file changed?)' };
-    }
-    for (const f of files) {
-      const doc = await vscode.workspace.openTextDocument(f.fileUri);
-      if (doc.isDirty && !(await doc.save())) {
-        return { applied: false, failureReason: `the edit was applied but ${f.fileUri.fsPath} could not be saved` };
-      }
-    }
-    this.log(`review: ${label} accepted, applied and saved`);
-    return { applied: true };
+    const label = params.label ?? 'ink: edit';
+    const result = await applyAndSave(params, next, plan.files.map((f) => vscode.Uri.parse(f.uri)));
+    this.log(
+      result.applied
+        ? `auto: ${label} applied and saved (pre-approved)`
+        : `auto: ${label} not applied (${result.failureReason})`,
+    );
+    return result;
   };
 
   /** The Accept Edit command; false when no edit is waiting. */
@@ -192,6 +203,28 @@ export class EditReviewer implements vscode.Disposable {
       await vscode.window.tabGroups.close(tabs, true);
     }
   }
+}
+
+/** Applies `params` through the client's normal path (undo works), then saves the files. */
+async function applyAndSave(
+  params: ApplyWorkspaceEditParams,
+  next: Next,
+  fileUris: readonly vscode.Uri[],
+): Promise<ApplyWorkspaceEditResult> {
+  const result = await next(withoutConfirmation(params), CancellationToken.None);
+  if (result instanceof ResponseError) {
+    return { applied: false, failureReason: `the editor could not apply the edit: ${result.message}` };
+  }
+  if (!result.applied) {
+    return { applied: false, failureReason: result.failureReason ?? 'the editor could not apply the edit (the file changed?)' };
+  }
+  for (const uri of fileUris) {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.isDirty && !(await doc.save())) {
+      return { applied: false, failureReason: `the edit was applied but ${uri.fsPath} could not be saved` };
+    }
+  }
+  return { applied: true };
 }
 
 /** The text of `uri` as the user sees it: the open buffer, else the file; undefined if none. */

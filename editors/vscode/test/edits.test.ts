@@ -3,7 +3,7 @@ import { test } from 'node:test';
 
 import type { ApplyWorkspaceEditParams, TextEdit } from 'vscode-languageserver-protocol';
 
-import { applyTextEdits, offsetAt, planEdit, summarizeChange, withoutConfirmation } from '../src/edits';
+import { applyTextEdits, isPreApproved, offsetAt, planEdit, summarizeChange, withoutConfirmation } from '../src/edits';
 
 const edit = (sl: number, sc: number, el: number, ec: number, newText: string): TextEdit => ({
   range: { start: { line: sl, character: sc }, end: { line: el, character: ec } },
@@ -120,4 +120,16 @@ test('summarizeChange counts changed lines between the common head and tail', ()
   assert.equal(summarizeChange('', 'new\n'), '1 line added');
   assert.equal(summarizeChange('x\n', 'x'), 'line breaks changed');
   assert.equal(summarizeChange('same', 'same'), 'no change');
+});
+
+test('isPreApproved: only an `ink.approved` of exactly true skips the review', () => {
+  const marked = (ink: unknown): ApplyWorkspaceEditParams => ({ ...inkEdit, ink }) as ApplyWorkspaceEditParams;
+  assert.equal(isPreApproved(marked({ approved: true })), true);
+  assert.equal(isPreApproved(inkEdit), false);
+  for (const ink of [{ approved: false }, { approved: 'true' }, {}, null, true, 'approved']) {
+    assert.equal(isPreApproved(marked(ink)), false, JSON.stringify(ink));
+  }
+  // The applied copy carries no marker and no annotation asking for confirmation.
+  const applied = withoutConfirmation(marked({ approved: true }));
+  assert.deepEqual(Object.keys(applied), ['label', 'edit']);
 });

@@ -15,6 +15,7 @@ import { repoRoot, extensionDir } from './harness.mjs';
 const require = createRequire(path.join(extensionDir, 'package.json'));
 const rpc = require('vscode-languageserver-protocol/node');
 const protocol = await import(pathToFileURL(path.join(extensionDir, 'out', 'src', 'protocol.js')).href);
+const edits = await import(pathToFileURL(path.join(extensionDir, 'out', 'src', 'edits.js')).href);
 
 const workspace = process.env.INK_TEST_WORKSPACE;
 const modelUrl = process.env.INK_TEST_MODEL_URL;
@@ -206,6 +207,44 @@ test('didChangeConfiguration: readonly refuses the edit without asking', async (
   assert.equal(result.stopReason, 'end_turn');
   assert.equal(asked, false);
   assert.equal(fs.readFileSync(path.join(workspace, 'keep.txt'), 'utf8'), 'Keep me as I am.\n');
+});
+
+test('auto: an open document with unsaved text gets a pre-approved applyEdit, nothing asked', async () => {
+  const file = path.join(workspace, 'auto.txt');
+  const uri = pathToFileURL(file).href;
+  let seen;
+  let asked = false;
+  onShowMessageRequest = async () => {
+    asked = true;
+    return null;
+  };
+  onApplyEdit = async (params) => {
+    seen = params;
+    // what the extension does for a pre-approved edit: apply to the buffer, then save
+    fs.writeFileSync(file, params.edit.documentChanges[0].edits[0].newText);
+    return { applied: true };
+  };
+  await connection.sendNotification(rpc.DidChangeConfigurationNotification.type, {
+    settings: { ink: { model: { baseUrl: modelUrl, model: 'fake-model', apiKeyEnv: 'INK_TEST_KEY' }, approval: 'auto' } },
+  });
+  await connection.sendNotification(rpc.DidOpenTextDocumentNotification.type, {
+    textDocument: { uri, languageId: 'plaintext', version: 1, text: 'A draft.\n' },
+  });
+  await connection.sendNotification(rpc.DidChangeTextDocumentNotification.type, {
+    textDocument: { uri, version: 2 },
+    contentChanges: [{ text: 'Note: A draft.\n' }],
+  });
+  const result = await connection.sendRequest(protocol.SESSION_PROMPT, { sessionId, prompt: '[auto-edit] finish auto.txt' });
+  assert.equal(result.stopReason, 'end_turn');
+  assert.equal(asked, false);
+  assert.ok(edits.isPreApproved(seen), `not marked pre-approved: ${JSON.stringify(seen)}`);
+  assert.match(seen.label, /^ink: edit auto\.txt \(call_\d+\)$/);
+  const change = seen.edit.documentChanges[0];
+  assert.deepEqual(change.textDocument, { uri, version: 2 });
+  assert.equal(change.edits[0].newText, 'Note: A final.\n');
+  assert.equal(seen.edit.changeAnnotations[change.edits[0].annotationId].needsConfirmation, false);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'Note: A final.\n');
+  await connection.sendNotification(rpc.DidCloseTextDocumentNotification.type, { textDocument: { uri } });
 });
 
 test('unknown session: -32001', async () => {

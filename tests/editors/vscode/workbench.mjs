@@ -8,7 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { answerInputBox, openWorkbench, repoRoot, runCommand, userSettingsFile, waitForFile } from './harness.mjs';
+import {
+  answerInputBox,
+  openWorkbench,
+  repoRoot,
+  runCommand,
+  userSettingsFile,
+  waitForFile,
+} from './harness.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
 const modelUrl = process.env.INK_TEST_MODEL_URL;
@@ -193,6 +200,54 @@ test('the transcript shows the conversation', async () => {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
   await page.locator('.notification-toast', { hasText: 'Ink' }).waitFor({ state: 'detached' });
   await page.screenshot({ path: path.join(shots, 'vscode-transcript.png') });
+});
+
+test('approval auto: an unsaved open file gets the edit without a diff, saved and undoable', async () => {
+  await runCommand(page, 'View: Toggle Maximized Panel'); // back from the transcript case
+  // As a user would, in the Settings editor (as in the readonly case).
+  await runCommand(page, 'Preferences: Open Settings (UI)');
+  await page.locator('.settings-editor').waitFor();
+  await page.keyboard.type('ink.approval');
+  const item = page.locator('.settings-editor .setting-item-contents', { hasText: 'What the agent may do without asking' });
+  await item.locator('select').selectOption('auto');
+  await waitForFile(userSettingsFile(tmp), (text) => JSON.parse(text)['ink.approval'] === 'auto');
+  await page.keyboard.press('Escape');
+  await page.locator('.settings-editor').waitFor({ state: 'hidden' });
+  await runCommand(page, 'Ink: Show Log');
+  await page.locator('.part.panel .view-lines', { hasText: 'settings sent to ink-ls: approval auto' }).waitFor({ timeout: 20000 });
+  await runCommand(page, 'Ink: Show Transcript');
+  // The user types into auto.txt and does not save.
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'auto.txt' }).click();
+  const editor = page.locator('.editor-instance .monaco-editor:not(.monaco-diff-editor *)').first();
+  await editor.locator('.view-lines', { hasText: 'A draft.' }).click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('Note: ');
+  await page.locator('.tabs-container .tab.dirty', { hasText: 'auto.txt' }).waitFor();
+  // Any diff tab that opens during the turn is a failure (the turn would also wait for it).
+  let diffs = 0;
+  const watch = setInterval(() => {
+    void page.locator('.tabs-container .tab', { hasText: 'proposed by Ink' }).count().then((n) => (diffs += n), () => {});
+  }, 50);
+  try {
+    await ask('[auto-edit] finish auto.txt');
+    // (the transcript case left the transcript scrolled to its top: watch the file instead)
+    await waitForFile(path.join(workspace, 'auto.txt'), (text) => text === 'Note: A final.\n');
+  } finally {
+    clearInterval(watch);
+  }
+  assert.equal(diffs, 0, 'a diff view opened for a pre-approved edit');
+  assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'an approval dialog opened');
+  // The buffer got the edit on top of the unsaved text, and it was saved.
+  await editor.locator('.view-lines', { hasText: 'Note: A final.' }).waitFor({ timeout: 5000 });
+  await page.locator('.tabs-container .tab:not(.dirty)', { hasText: 'auto.txt' }).waitFor();
+  assert.equal(read('auto.txt'), 'Note: A final.\n');
+  // Through VS Code's normal edit path: undo takes back only the agent's edit.
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+Z');
+  await editor.locator('.view-lines', { hasText: 'Note: A draft.' }).waitFor({ timeout: 5000 });
+  await page.keyboard.press('Control+Shift+Z');
+  await editor.locator('.view-lines', { hasText: 'Note: A final.' }).waitFor({ timeout: 5000 });
+  await page.locator('.tabs-container .tab:not(.dirty)', { hasText: 'auto.txt' }).waitFor();
 });
 
 let failed = 0;
