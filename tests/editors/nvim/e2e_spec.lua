@@ -170,6 +170,8 @@ local function edit_case(tag, proposed, decide)
     H.eq(vim.split(vim.trim(before), '\n'), vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[1]), 0, -1, true))
     H.contains(table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[2]), 0, -1, true), '\n'), proposed)
     H.eq(before, H.read(path), 'disk while the review is open')
+    -- what LspProgress (and so statuslines) shows while the agent waits for the user
+    H.eq('waiting for approval: edit app.py', progress[#progress].message, 'progress during the review')
     decide()
   end)
   H.contains(opened.label, 'ink: edit app.py (')
