@@ -20,6 +20,7 @@ from uuid import uuid4
 import pytest
 
 from ink_ls.protocol import methods
+from tests.editors._procs import kill_tagged
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,20 +37,6 @@ class NvimRun:
     timed_out: bool
 
 
-def _tagged_pids(tag: str) -> list[int]:
-    """Processes whose environment carries our tag: nvim and everything it started."""
-    found = []
-    needle = f"INK_TEST_TAG={tag}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as fh:
-                if needle in fh.read().split(b"\0"):
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
 
 
 def run_nvim(
@@ -96,11 +83,7 @@ def run_nvim(
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
     finally:
-        for pid in _tagged_pids(tag):  # the server runs in its own process group
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_tagged(tag)  # the server runs in its own process group
     lines = results.read_text().splitlines() if results.exists() else []
     return NvimRun(proc.returncode, lines, out.decode("utf-8", "replace"), timed_out)
 

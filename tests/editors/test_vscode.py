@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ import pytest
 
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
+from tests.editors._procs import kill_tagged
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
 REPO = Path(__file__).resolve().parents[2]
@@ -109,20 +109,6 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def _tagged_pids(tag: str) -> list[int]:
-    """Processes whose environment carries `tag`: the script and everything it started."""
-    found = []
-    needle = f"INK_TEST_TAG={tag}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as fh:
-                if needle in fh.read().split(b"\0"):
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
 
 
 def run_node(
@@ -147,11 +133,7 @@ def run_node(
     except subprocess.TimeoutExpired:
         out = f"(timed out after {timeout} s)\n"
     finally:
-        for pid in _tagged_pids(tag) + [proc.pid]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_tagged(tag, also=[proc.pid])
         proc.wait()
     return proc.returncode, out
 
