@@ -197,31 +197,44 @@ function M.pre_approved(params)
   return type(params) == 'table' and type(params.ink) == 'table' and params.ink.approved == true
 end
 
---- Applies a pre-approved edit without review: buffer first (one undo step), then write.
+--- A new review of the edit in `params` (nil and the reason when the edit is malformed).
 ---@param params { label?: string, edit: table }
 ---@param ctx lsp.HandlerContext
----@return ink.ApplyResult
-local function apply_approved(params, ctx)
-  local client = vim.lsp.get_client_by_id(ctx.client_id)
-  local changes, err = edit.normalize(params.edit)
+---@param co thread
+---@param decided boolean
+---@return ink.Review?, string?
+local function new_review(params, ctx, co, decided)
+  local changes, err = edit.normalize(params and params.edit)
   if not changes then
-    return { applied = false, failureReason = err }
+    return nil, err
   end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
   next_id = next_id + 1
   ---@type ink.Review
-  local review = {
+  return {
     id = next_id,
     label = params.label or 'ink: edit',
     client_id = ctx.client_id,
     encoding = client and client.offset_encoding or 'utf-16',
     changes = changes,
     files = {},
-    co = coroutine.running(),
+    co = co,
     bufs = {},
     tabs = {},
-    decided = true,
+    decided = decided,
   }
-  local ok, apply_err = false, prepare(review, changes)
+end
+
+--- Applies a pre-approved edit without review: buffer first (one undo step), then write.
+---@param params { label?: string, edit: table }
+---@param ctx lsp.HandlerContext
+---@return ink.ApplyResult
+local function apply_approved(params, ctx)
+  local review, err = new_review(params, ctx, coroutine.running(), true)
+  if not review then
+    return { applied = false, failureReason = err }
+  end
+  local ok, apply_err = false, prepare(review, review.changes)
   if not apply_err then
     local called
     called, ok, apply_err = pcall(files.apply, review.files, review.encoding)
@@ -255,25 +268,10 @@ function M.handler(_, params, ctx)
   if not co or is_main then
     return { applied = false, failureReason = 'the editor could not show the edit for review' }
   end
-  local client = vim.lsp.get_client_by_id(ctx.client_id)
-  local changes, err = edit.normalize(params and params.edit)
-  if not changes then
+  local review, err = new_review(params, ctx, co, false)
+  if not review then
     return { applied = false, failureReason = err }
   end
-  next_id = next_id + 1
-  ---@type ink.Review
-  local review = {
-    id = next_id,
-    label = params.label or 'ink: edit',
-    client_id = ctx.client_id,
-    encoding = client and client.offset_encoding or 'utf-16',
-    changes = changes,
-    files = {},
-    co = co,
-    bufs = {},
-    tabs = {},
-    decided = false,
-  }
   queue[#queue + 1] = review
   -- the server stops waiting after approvalTimeoutSeconds (and then tells the model the
   -- edit was blocked); a later accept must not write a file the model thinks unchanged
