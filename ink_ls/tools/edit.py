@@ -11,7 +11,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from ink_ls.agent.signal import CancelledError, CancelSignal
-from ink_ls.tools._diff import closest_region, numbered, numbered_diff
+from ink_ls.tools._change import diff_display, write_change
+from ink_ls.tools._diff import closest_region, numbered
 from ink_ls.tools._locks import file_lock
 from ink_ls.tools._paths import real, resolve
 from ink_ls.tools._textfile import TextFile, TextFileError, load
@@ -156,36 +157,20 @@ class EditTool(Tool[EditParams]):
                 except EditError as exc:
                     return ToolResult(str(exc), is_error=True)
                 new_text = file.render(body)
-                signal.raise_if_cancelled()
-                try:
-                    await context.writer.write_text(
-                        path,
-                        new_text,
-                        old_text=file.raw,
-                        tool_name=self.name,
-                        tool_call_id=context.tool_call_id,
-                        signal=signal,
-                    )
-                except OSError as exc:
-                    return ToolResult(
-                        f"Error writing {shown}: {exc.strerror or exc}", is_error=True
-                    )
+                failed = await write_change(
+                    context,
+                    path,
+                    new_text,
+                    old_text=file.raw,
+                    shown=shown,
+                    tool_name=self.name,
+                    signal=signal,
+                )
+                if failed is not None:
+                    return failed
         except CancelledError:
             return ToolResult("Error: edit aborted by user; the file was not changed.", True)
         return ToolResult(
             f"Edited {shown}: {_plural(len(args.edits), 'edit')} applied.",
             display=diff_display(path, file.raw, new_text),
         )
-
-
-def diff_display(path: Path, old_text: str, new_text: str) -> dict[str, str]:
-    """What the editor gets for a change: both texts and a line-numbered diff."""
-    return {
-        "type": "diff",
-        "path": str(path),
-        "oldText": old_text,
-        "newText": new_text,
-        "diff": numbered_diff(
-            old_text.removeprefix("\ufeff"), new_text.removeprefix("\ufeff"), path=str(path)
-        ),
-    }

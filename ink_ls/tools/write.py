@@ -11,11 +11,11 @@ from pathlib import Path
 from pydantic import Field
 
 from ink_ls.agent.signal import CancelledError, CancelSignal
+from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
 from ink_ls.tools._paths import real, resolve
 from ink_ls.tools._textfile import TextFileError, count_lines, load
 from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
-from ink_ls.tools.edit import diff_display
 
 
 class WriteParams(ToolParams):
@@ -58,20 +58,17 @@ class WriteTool(Tool[WriteParams]):
                 else:
                     existed = old is not None
                 old_text = old.raw if old is not None else None
-                signal.raise_if_cancelled()
-                try:
-                    await context.writer.write_text(
-                        path,
-                        args.content,
-                        old_text=old_text,
-                        tool_name=self.name,
-                        tool_call_id=context.tool_call_id,
-                        signal=signal,
-                    )
-                except OSError as exc:
-                    return ToolResult(
-                        f"Error writing {shown}: {exc.strerror or exc}", is_error=True
-                    )
+                failed = await write_change(
+                    context,
+                    path,
+                    args.content,
+                    old_text=old_text,
+                    shown=shown,
+                    tool_name=self.name,
+                    signal=signal,
+                )
+                if failed is not None:
+                    return failed
         except CancelledError:
             return ToolResult("Error: write aborted by user; the file was not changed.", True)
         verb = "Overwrote" if existed else "Created"

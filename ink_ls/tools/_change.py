@@ -1,0 +1,54 @@
+"""Handing a computed change to the context's writer (edit, write): the one place that calls
+`FileWriter.write_text` and shapes the diff the editor gets. No reading or matching here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ink_ls.agent.signal import CancelSignal
+from ink_ls.tools._diff import numbered_diff
+from ink_ls.tools.base import ToolContext, ToolResult
+
+
+async def write_change(
+    context: ToolContext,
+    path: Path,
+    new_text: str,
+    *,
+    old_text: str | None,
+    shown: str,
+    tool_name: str,
+    signal: CancelSignal,
+) -> ToolResult | None:
+    """Write `new_text` through the writer; an error result if the disk refused, else None.
+
+    A refusal by the user (`ChangeRejectedError`) and a cancel propagate: the pipeline and the
+    calling tool report those.
+    """
+    signal.raise_if_cancelled()
+    try:
+        await context.writer.write_text(
+            path,
+            new_text,
+            old_text=old_text,
+            tool_name=tool_name,
+            tool_call_id=context.tool_call_id,
+            signal=signal,
+        )
+    except OSError as exc:
+        return ToolResult(f"Error writing {shown}: {exc.strerror or exc}", is_error=True)
+    return None
+
+
+def diff_display(path: Path, old_text: str, new_text: str) -> dict[str, str]:
+    """What the editor gets for a change: both texts and a line-numbered diff."""
+    return {
+        "type": "diff",
+        "path": str(path),
+        "oldText": old_text,
+        "newText": new_text,
+        "diff": numbered_diff(
+            old_text.removeprefix("\ufeff"), new_text.removeprefix("\ufeff"), path=str(path)
+        ),
+    }
