@@ -19,6 +19,7 @@ from ink_ls.agent.signal import CancelController
 from ink_ls.tools import _process
 from ink_ls.tools.base import ToolContext, ToolResult
 from ink_ls.tools.bash import BashParams, BashTool
+from tests.unit.tools.proc_checks import running
 
 
 @pytest.fixture(autouse=True)
@@ -26,14 +27,6 @@ def _no_leftovers() -> Iterator[None]:
     yield
     _process.kill_all_tracked()
 
-
-def running(pid: int) -> bool:
-    """True while the pid exists and is not a zombie (read straight from /proc)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] not in "ZX"
 
 
 def parent_of(pid: int) -> int:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.tools.proc_checks import running
+
 REPO = Path(__file__).resolve().parents[3]
 
 DRIVER = """
@@ -42,13 +44,6 @@ print("READY", flush=True)
 sys.stdin.read()
 """
 
-
-def running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] not in "ZX"
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "stdin EOF"])
