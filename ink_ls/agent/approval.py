@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.signal import CancelSignal
@@ -23,6 +24,41 @@ Choice = Literal["allow_once", "allow_always", "reject"]
 QuestionKind = Literal["command", "outside_workspace", "change"]
 
 DEFAULT_APPROVAL_TIMEOUT = 600.0
+
+T = TypeVar("T")
+
+
+class WaitInterruptedError(Exception):
+    """A wait for the user ended by cancel or timeout; `reason` says which, for the model."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+async def wait_answer(aw: Awaitable[T], *, timeout: float, signal: CancelSignal) -> T:
+    """Await the user's answer, giving up on cancel or after `timeout` seconds.
+
+    The one place approvals wait (the gate's prompts, the editor's edit reviews); giving
+    up cancels `aw`, so whatever asked can withdraw its question.
+    """
+    answer = asyncio.ensure_future(aw)
+    cancelled = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {answer, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        for task in (answer, cancelled):
+            if not task.done():
+                task.cancel()
+    if answer in done and answer.cancelled():  # the asking side withdrew the question
+        raise WaitInterruptedError("the approval prompt was dismissed")
+    if answer in done:
+        return answer.result()
+    if cancelled in done:
+        raise WaitInterruptedError("cancelled while waiting for approval")
+    raise WaitInterruptedError(f"no answer to the approval prompt within {timeout:g}s")
 
 
 @dataclass(frozen=True)
@@ -100,30 +136,19 @@ class ApprovalGate:
             title=title,
             detail=_describe_args(request),
         )
-        asking = asyncio.ensure_future(self.prompter(question, signal))
-        cancelled = asyncio.ensure_future(signal.wait())
         try:
-            done, _ = await asyncio.wait(
-                {asking, cancelled}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+            choice = await wait_answer(
+                self.prompter(question, signal), timeout=self.timeout, signal=signal
             )
-        finally:
-            for task in (asking, cancelled):
-                if not task.done():
-                    task.cancel()
-        if asking in done and asking.cancelled():
-            return GateBlock("user", "the approval prompt was dismissed")
-        if asking in done and asking.exception() is None:
-            choice = asking.result()
-            if choice == "allow_always":
-                self.always_allowed.add(key)
-                return None
-            if choice == "allow_once":
-                return None
-            if choice == "reject":
-                return GateBlock("user", "the user rejected this call")
-            return GateBlock("user", "the approval prompt was dismissed")
-        if asking in done:
-            return GateBlock("user", f"the approval prompt failed: {asking.exception()}")
-        if cancelled in done:
-            return GateBlock("user", "cancelled while waiting for approval")
-        return GateBlock("user", f"no answer to the approval prompt within {self.timeout:g}s")
+        except WaitInterruptedError as exc:
+            return GateBlock("user", exc.reason)
+        except Exception as exc:
+            return GateBlock("user", f"the approval prompt failed: {exc}")
+        if choice == "allow_always":
+            self.always_allowed.add(key)
+            return None
+        if choice == "allow_once":
+            return None
+        if choice == "reject":
+            return GateBlock("user", "the user rejected this call")
+        return GateBlock("user", "the approval prompt was dismissed")

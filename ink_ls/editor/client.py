@@ -5,12 +5,9 @@ The pygls implementation lives in `ink_ls.handlers`; tests use a fake. Payloads 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
-
-from ink_ls.agent.signal import CancelSignal
+from typing import Any, Protocol
 
 
 class EditorClient(Protocol):
@@ -58,33 +55,3 @@ class ClientFeatures:
             is True,
             reviews_apply_edit=_get(caps, "experimental", "ink", "reviewsApplyEdit") is True,
         )
-
-
-T = TypeVar("T")
-
-
-class Interrupted(Exception):
-    """A wait ended by cancel or timeout; `reason` says which, in words the model reads."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-async def wait_answer(aw: Awaitable[T], *, timeout: float, signal: CancelSignal) -> T:
-    """Await an editor answer, giving up on cancel or after `timeout` seconds."""
-    answer = asyncio.ensure_future(aw)
-    cancelled = asyncio.ensure_future(signal.wait())
-    try:
-        done, _ = await asyncio.wait(
-            {answer, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-    finally:
-        for task in (answer, cancelled):
-            if not task.done():
-                task.cancel()
-    if answer in done:
-        return answer.result()
-    if cancelled in done:
-        raise Interrupted("cancelled while waiting for approval")
-    raise Interrupted(f"no answer to the approval prompt within {timeout:g}s")

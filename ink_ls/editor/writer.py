@@ -15,9 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ink_ls.agent.approval import ApprovalMode, ApprovalQuestion, Prompter
+from ink_ls.agent.approval import (
+    ApprovalMode,
+    ApprovalQuestion,
+    Prompter,
+    WaitInterruptedError,
+    wait_answer,
+)
 from ink_ls.agent.signal import CancelSignal
-from ink_ls.editor.client import ClientFeatures, EditorClient, Interrupted, wait_answer
+from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri
 from ink_ls.editor.waiting import ApprovalWatch, pending
 from ink_ls.protocol.methods import APPLY_EDIT
@@ -143,7 +149,7 @@ class ApprovingWriter:
                 self._check_unchanged(path, doc.version if doc else None, base, disk_before)
             await self._apply(path, base, new_text, doc.version if doc else None, label, signal,
                               approved=approved, tool_call_id=tool_call_id)
-        except Interrupted as exc:
+        except WaitInterruptedError as exc:
             raise ChangeRejectedError("user", exc.reason) from None
         now = self.documents.get(path)
         if now is not None and now.text not in (base, new_text):
@@ -215,7 +221,7 @@ class ApprovingWriter:
                     timeout=self.timeout,
                     signal=signal,
                 )
-        except Interrupted:
+        except WaitInterruptedError:
             raise
         except Exception as exc:  # the editor answered with an error: nothing was applied
             raise ChangeRejectedError(
