@@ -34,7 +34,7 @@ from ink_ls.agent.events import (
     StopReason,
     TextDeltaEvent,
 )
-from ink_ls.agent.gate import Gate, GateBlock, GateRequest
+from ink_ls.agent.gate import Gate, GateBlock, GateRequest, passes_unasked
 from ink_ls.core.signal import CancelController, CancelSignal
 from ink_ls.core.tool import FileWriter, SubagentRunner
 
@@ -81,12 +81,25 @@ def child_call_id(parent_call_id: str, call_id: str) -> str:
     return f"{parent_call_id}{ID_SEPARATOR}{call_id}"
 
 
-def _namespaced_gate(gate: Gate, parent_call_id: str) -> Gate:
-    async def check(request: GateRequest, signal: CancelSignal) -> GateBlock | None:
-        ns = replace(request, tool_call_id=child_call_id(parent_call_id, request.tool_call_id))
-        return await gate(ns, signal)
+class _NamespacedGate:
+    """The parent's gate, seeing the sub-agent's calls under their namespaced ids."""
 
-    return check
+    def __init__(self, gate: Gate, parent_call_id: str) -> None:
+        self._gate = gate
+        self._parent = parent_call_id
+
+    def _ns(self, request: GateRequest) -> GateRequest:
+        return replace(request, tool_call_id=child_call_id(self._parent, request.tool_call_id))
+
+    async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        return await self._gate(self._ns(request), signal)
+
+    def would_pass(self, request: GateRequest) -> bool:
+        return passes_unasked(self._gate, self._ns(request))
+
+
+def _namespaced_gate(gate: Gate, parent_call_id: str) -> Gate:
+    return _NamespacedGate(gate, parent_call_id)
 
 
 class _NamespacedWriter:

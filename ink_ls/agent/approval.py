@@ -95,6 +95,27 @@ class ApprovalGate:
     timeout: float = DEFAULT_APPROVAL_TIMEOUT
     always_allowed: set[str] = field(default_factory=set)
 
+    def would_pass(self, request: GateRequest) -> bool:
+        """Side-effect free: True when `__call__` would pass the call without a question.
+
+        Mirrors `__call__`: auto mode, a delegating tool, or files touched only inside the
+        workspace (writes not under readonly), or a question already answered "always".
+        """
+        if self.mode == "auto":
+            return True
+        tool = request.tool
+        access = tool.access(request.args, request.cwd)
+        if access is None:
+            return tool.delegates or (
+                self.mode != "readonly" and f"{tool.name}:command" in self.always_allowed
+            )
+        if access.writes and self.mode == "readonly":
+            return False
+        root = Path(os.path.realpath(request.cwd))
+        if all(_inside(Path(p), root) for p in access.reads | access.writes):
+            return True
+        return f"{tool.name}:outside_workspace" in self.always_allowed
+
     async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
         if self.mode == "auto":
             return None

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ink_ls.agent import pipeline
@@ -30,7 +30,7 @@ from ink_ls.agent.events import (
 )
 from ink_ls.agent.gate import Gate, allow_all
 from ink_ls.agent.pipeline import CallResult
-from ink_ls.agent.scheduler import BatchEnv, run_batch
+from ink_ls.agent.scheduler import Batch, BatchEnv
 from ink_ls.core.messages import (
     AssistantMessage,
     Message,
@@ -42,7 +42,14 @@ from ink_ls.core.messages import (
 )
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
-from ink_ls.model.base import Model, ModelError, ModelRequest, ReplyDone, TextDelta
+from ink_ls.model.base import (
+    Model,
+    ModelError,
+    ModelRequest,
+    ReplyDone,
+    TextDelta,
+    ToolCallReady,
+)
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +67,9 @@ class AgentOptions:
     """Spec §9: calls on disjoint declared paths overlap (e.g. edits of two different files),
     conflicting ones keep call order, and a call that may touch anything (bash) stays a
     barrier. False gives the seed's behaviour: every non-safe call is a barrier."""
+    stream_dispatch: bool = True
+    """Start concurrency-safe calls that pass the gate unasked while the reply still streams
+    (as soon as each is complete); False runs every call after the reply, as the seed."""
 
 
 @dataclass
@@ -69,6 +79,17 @@ class RunResult:
     """The final assistant text of this run."""
     usage: Usage
     """Summed over the run's model calls."""
+    error: str | None = None
+
+
+@dataclass
+class _Outcome:
+    """How one turn ended: `stop` None means the loop goes on."""
+
+    stop: StopReason | None
+    text: str | None = None
+    """The reply's text (None: keep the text of the previous turn)."""
+    usage: Usage = field(default_factory=Usage)
     error: str | None = None
 
 
@@ -188,47 +209,93 @@ class Agent:
                 return "aborted", text, usage, None
             turn += 1
             request = ModelRequest(self.options.system_prompt, list(self.history), schemas)
+            # Calls of the last allowed turn are never executed, so none starts early there.
+            early = self.options.stream_dispatch and turn < self.options.max_turns
+            batch = Batch(env, signal, early=early)
             try:
-                reply = await self._stream(request, signal)
-            except _Aborted as exc:
-                if exc.partial:
-                    text = exc.partial
-                    self._add_reply(AssistantMessage(text=text, stop_reason="aborted"))
-                return "aborted", text, usage, None
-            except ModelError as exc:
-                if signal.cancelled:
-                    return "aborted", text, usage, None
-                return "error", text, usage, str(exc)
-            usage = usage.add(reply.usage)
-            text = reply.text
-            if reply.stop_reason == "error":  # never execute calls of a failed reply
-                return "error", text, usage, reply.error or "the model reply ended with an error"
-            self._add_reply(reply)
-            calls = reply.tool_calls
-            if signal.cancelled or reply.stop_reason == "aborted":
-                self._close_dangling(pipeline.interrupted_result)
-                return "aborted", text, usage, None
-            if not calls:
-                return "completed", text, usage, None
-            if reply.stop_reason == "max_tokens":
-                self._synthesize(calls, pipeline.truncated_reply_result)
-                if turn >= self.options.max_turns:
-                    return "max_iterations", text, usage, None
-                continue
-            if turn >= self.options.max_turns:
-                self._synthesize(calls, pipeline.max_turns_result)
-                return "max_iterations", text, usage, None
-            results = await run_batch(calls, env, signal)
-            self._append(ToolResultMessage(results=[r.entry() for r in results]))
+                outcome = await self._turn(request, batch, signal, turn)
+            finally:
+                batch.dispose()
+            usage = usage.add(outcome.usage)
+            text = outcome.text if outcome.text is not None else text
+            if outcome.stop is not None:
+                return outcome.stop, text, usage, outcome.error
+
+    async def _turn(
+        self, request: ModelRequest, batch: Batch, signal: CancelSignal, turn: int
+    ) -> _Outcome:
+        """One model reply and its tool batch; `stop` is None when the loop goes on."""
+        try:
+            reply = await self._stream(request, signal, batch)
+        except _Aborted as exc:
+            cut = AssistantMessage(text=exc.partial, stop_reason="aborted")
+            await self._abort_early(batch, cut)
+            return _Outcome("aborted", exc.partial or None)
+        except ModelError as exc:
             if signal.cancelled:
-                return "aborted", text, usage, None
+                await self._abort_early(batch, AssistantMessage(stop_reason="aborted"))
+                return _Outcome("aborted")
+            await batch.refuse(batch.early_calls, pipeline.failed_reply_result, str(exc))
+            return _Outcome("error", error=str(exc))
+        usage, text = reply.usage, reply.text
+        if reply.stop_reason == "error":  # never execute calls of a failed reply
+            error = reply.error or "the model reply ended with an error"
+            await batch.refuse(batch.early_calls, pipeline.failed_reply_result, error)
+            return _Outcome("error", text, usage, error)
+        if reply.stop_reason == "aborted":  # the client's own end on cancel
+            await self._abort_early(batch, reply, always=True)
+            return _Outcome("aborted", text, usage)
+        self._add_reply(reply)
+        calls = reply.tool_calls
+        if signal.cancelled:
+            if batch.early_calls:  # a cancel right after the reply: started calls get grace
+                results = await batch.close(calls)
+                self._append(ToolResultMessage(results=[r.entry() for r in results]))
+            else:
+                self._close_dangling(pipeline.interrupted_result)
+            return _Outcome("aborted", text, usage)
+        if not calls:
+            return _Outcome("completed", text, usage)
+        if reply.stop_reason == "max_tokens":
+            results = await batch.refuse(
+                calls, pipeline.truncated_reply_result, "the reply hit the output token limit"
+            )
+            self._append(ToolResultMessage(results=[r.entry() for r in results]))
+            stop: StopReason | None = "max_iterations" if turn >= self.options.max_turns else None
+            return _Outcome(stop, text, usage)
+        if turn >= self.options.max_turns:
+            self._synthesize(calls, pipeline.max_turns_result)
+            return _Outcome("max_iterations", text, usage)
+        results = await batch.close(calls)
+        self._append(ToolResultMessage(results=[r.entry() for r in results]))
+        return _Outcome("aborted" if signal.cancelled else None, text, usage)
+
+    async def _abort_early(
+        self, batch: Batch, reply: AssistantMessage, *, always: bool = False
+    ) -> None:
+        """A reply cut by a cancel enters history with the calls already started, if any,
+        and their results (the grace path); with none, as before (text only, if any)."""
+        early = batch.early_calls
+        if early:
+            self._add_reply(reply.model_copy(update={"tool_calls": list(early)}))
+            results = await batch.abort()
+            self._append(ToolResultMessage(results=[r.entry() for r in results]))
+        elif always:
+            self._add_reply(reply)
+            self._close_dangling(pipeline.interrupted_result)
+        elif reply.text:
+            self._add_reply(reply)
 
     def _add_reply(self, reply: AssistantMessage) -> None:
         self._append(reply)
         self._emit(MessageEndEvent(message=reply))
 
-    async def _stream(self, request: ModelRequest, signal: CancelSignal) -> AssistantMessage:
-        """One streamed model reply; a cancel ends the wait at once even if the model lingers."""
+    async def _stream(
+        self, request: ModelRequest, signal: CancelSignal, batch: Batch
+    ) -> AssistantMessage:
+        """One streamed model reply; a cancel ends the wait at once even if the model lingers.
+
+        Calls complete in the stream go to `batch` at once (it may start them)."""
         parts: list[str] = []
 
         async def consume() -> AssistantMessage:
@@ -236,6 +303,8 @@ class Agent:
                 if isinstance(item, TextDelta):
                     parts.append(item.text)
                     self._emit(TextDeltaEvent(text=item.text))
+                elif isinstance(item, ToolCallReady):
+                    batch.feed(item.index, item.call)
                 elif isinstance(item, ReplyDone):
                     return item.message
             raise ModelError("the model stream ended without a final message")

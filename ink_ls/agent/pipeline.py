@@ -96,6 +96,12 @@ def truncated_reply_result(call: ToolCall) -> CallResult:
     )
 
 
+def failed_reply_result(call: ToolCall) -> CallResult:
+    """For a call started while the reply streamed, when that reply then failed (its calls
+    do not enter history; this result only closes the call for the user)."""
+    return error_result(call, "(stopped: the model reply failed before it was complete)")
+
+
 def max_turns_result(call: ToolCall) -> CallResult:
     return error_result(call, NOT_EXECUTED_MAX_TURNS)
 

@@ -4,16 +4,26 @@ Pure: it gets decoded JSON chunks and returns text deltas; the client does the I
 deltas are joined by `index` (falling back to `id` for servers that omit it); arguments stay
 the raw text the model sent, valid JSON or not — the tool pipeline reports bad arguments to
 the model, so nothing here may fail on them.
+
+A call is *ready* once the stream has moved past it (a later call began, or the choice
+finished for any reason but the token limit): `take_ready` hands such calls out so the agent
+can start them while the reply still streams. Only a call whose arguments are a complete JSON
+object is handed out, and it is then frozen: what was handed out is what the final message
+carries (a late fragment for it, which could only make the JSON invalid, is dropped with a
+warning). Any other call stays open, and the final message has the last word on it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from ink_ls.core.messages import AssistantMessage, AssistantStop, ToolCall, Usage
 from ink_ls.model.errors import ModelProtocolError, excerpt
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -22,6 +32,10 @@ class _PartialCall:
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    sealed: ToolCall | None = None
+    """Set once the stream moved past this call (its final id is fixed then)."""
+    frozen: bool = False
+    """Sealed with arguments that are complete JSON: later fragments are dropped."""
 
 
 def _int(value: Any) -> int:
@@ -50,6 +64,8 @@ class StreamAssembler:
         self._calls: list[_PartialCall] = []
         self._finish_reason: str | None = None
         self._usage: Usage | None = None
+        self._ids: set[str] = set()
+        self._ready: list[tuple[int, ToolCall]] = []
 
     @property
     def text(self) -> str:
@@ -89,13 +105,56 @@ class StreamAssembler:
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
             self._finish_reason = reason
+            if reason != "length":  # a cut reply's calls are never ready: all are refused
+                self._seal_upto(len(self._calls))
         return added
+
+    def take_ready(self) -> list[tuple[int, ToolCall]]:
+        """(position, call) of the calls that became ready since the last take, in call order.
+
+        Only frozen calls (arguments a complete JSON object) are handed out, so positions may
+        have gaps; a gap is a call that will only be known from the final message.
+        """
+        ready, self._ready = self._ready, []
+        return ready
+
+    def _seal_upto(self, end: int) -> None:
+        """Seal the calls before index `end` (in order, so ids are fixed in call order)."""
+        for n in range(end):
+            slot = self._calls[n]
+            if slot.sealed is not None:
+                continue
+            call_id = self._final_id(slot, n)
+            slot.sealed = self._call(slot, call_id)
+            raw = "".join(slot.arguments).strip()
+            try:  # empty arguments may still come (servers that interleave calls)
+                slot.frozen = bool(raw) and isinstance(json.loads(raw), dict)
+            except (ValueError, RecursionError):
+                slot.frozen = False
+            if slot.frozen:
+                self._ready.append((n, slot.sealed))
+
+    def _final_id(self, slot: _PartialCall, n: int) -> str:
+        """The server's id, or a made-up one when it is missing or repeats an earlier call's."""
+        call_id = slot.id if slot.id and slot.id not in self._ids else f"call_{n}_{len(self._ids)}"
+        self._ids.add(call_id)
+        return call_id
+
+    @staticmethod
+    def _call(slot: _PartialCall, call_id: str) -> ToolCall:
+        arguments = "".join(slot.arguments)
+        return ToolCall(id=call_id, name=slot.name, arguments=arguments.strip() or "{}")
 
     def _tool_delta(self, call: dict[str, Any]) -> None:
         raw_index, raw_id = call.get("index"), call.get("id")
         index = raw_index if isinstance(raw_index, int) else None
         call_id = raw_id if isinstance(raw_id, str) else ""
         slot = self._slot(index, call_id)
+        if slot.frozen:
+            fn = call.get("function")
+            if isinstance(fn, dict) and fn.get("arguments"):
+                log.warning("more arguments for the complete tool call %s dropped", slot.name)
+            return
         if call_id and not slot.id:
             slot.id = call_id
         fn = call.get("function")
@@ -121,6 +180,7 @@ class StreamAssembler:
                     return slot
         elif self._calls:
             return self._calls[-1]  # no index, no id: a continuation of the last call
+        self._seal_upto(len(self._calls))  # a new call begins: the earlier ones are complete
         slot = _PartialCall(index=index)
         self._calls.append(slot)
         return slot
@@ -128,14 +188,9 @@ class StreamAssembler:
     def finish(self) -> AssistantMessage:
         """The assembled message. `length` → `max_tokens`; tool calls → `tool_use`."""
         calls: list[ToolCall] = []
-        seen: set[str] = set()
         for n, slot in enumerate(self._calls):
-            call_id = slot.id if slot.id and slot.id not in seen else f"call_{n}_{len(seen)}"
-            seen.add(call_id)
-            arguments = "".join(slot.arguments)
-            calls.append(
-                ToolCall(id=call_id, name=slot.name, arguments=arguments.strip() or "{}")
-            )
+            call_id = self._final_id(slot, n) if slot.sealed is None else slot.sealed.id
+            calls.append(slot.sealed if slot.frozen and slot.sealed else self._call(slot, call_id))
         stop: AssistantStop
         error: str | None = None
         if self._finish_reason == "length":

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ink_ls.core.messages import AssistantMessage, Message
+from ink_ls.core.messages import AssistantMessage, Message, ToolCall
 from ink_ls.core.signal import CancelSignal
 
 
@@ -30,16 +30,33 @@ class TextDelta:
 
 
 @dataclass
+class ToolCallReady:
+    """A tool call whose arguments are complete in the stream (the next call began, or the
+    reply finished without hitting the token limit), before the reply is done.
+
+    The call is exactly the one the final message will carry (same id, name and arguments),
+    so a consumer may start it early. Sent only for calls whose arguments are a complete JSON
+    object, never for a reply cut by the token limit.
+    """
+
+    index: int
+    """The call's position in the reply; positions may have gaps (calls not handed out early)."""
+    call: ToolCall
+
+
+@dataclass
 class ReplyDone:
     """The whole assistant message; always the last item of a stream that did not raise."""
 
     message: AssistantMessage
 
 
-StreamItem = TextDelta | ReplyDone
+StreamItem = TextDelta | ToolCallReady | ReplyDone
 
 
 class Model(Protocol):
-    """Streams one assistant reply. Raises `ModelError` on failure; stops promptly on cancel."""
+    """Streams one assistant reply (`ToolCallReady` items are optional: a model that never
+    sends them gets its calls run after the reply, as before). Raises `ModelError` on failure;
+    stops promptly on cancel."""
 
     def stream(self, request: ModelRequest, signal: CancelSignal) -> AsyncIterator[StreamItem]: ...

@@ -19,7 +19,14 @@ from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import AssistantMessage
 from ink_ls.core.signal import CancelSignal
 from ink_ls.model.assemble import StreamAssembler
-from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem, TextDelta
+from ink_ls.model.base import (
+    ModelError,
+    ModelRequest,
+    ReplyDone,
+    StreamItem,
+    TextDelta,
+    ToolCallReady,
+)
 from ink_ls.model.convert import request_body
 from ink_ls.model.errors import (
     ModelContextLengthError,
@@ -57,7 +64,7 @@ class _Cancelled:
 
 
 _CANCELLED = _Cancelled()
-_QueueItem = TextDelta | ReplyDone | BaseException | _Cancelled
+_QueueItem = TextDelta | ToolCallReady | ReplyDone | BaseException | _Cancelled
 
 
 class OpenAIClient:
@@ -87,7 +94,7 @@ class OpenAIClient:
     async def stream(
         self, request: ModelRequest, signal: CancelSignal
     ) -> AsyncIterator[StreamItem]:
-        """Stream one reply: `TextDelta`s, then one `ReplyDone`.
+        """Stream one reply: `TextDelta`s and `ToolCallReady`s, then one `ReplyDone`.
 
         On cancel the HTTP stream is closed at once and the last item is a `ReplyDone` whose
         message has `stop_reason="aborted"` and the text received so far (no tool calls).
@@ -282,6 +289,8 @@ def _handle(
     added = assembler.feed(chunk)
     if added:
         put(TextDelta(added))
+    for index, call in assembler.take_ready():
+        put(ToolCallReady(index, call))
     return False
 
 

@@ -10,7 +10,7 @@ import pytest
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import AssistantMessage
 from ink_ls.core.signal import NEVER, CancelSignal
-from ink_ls.model.base import ModelRequest, ReplyDone, TextDelta
+from ink_ls.model.base import ModelRequest, ReplyDone, TextDelta, ToolCallReady
 from ink_ls.model.client import OpenAIClient
 from tests.fakes.model_server import FakeModelServer
 
@@ -76,15 +76,24 @@ async def make_client(
 async def collect(
     client: OpenAIClient, request: ModelRequest, signal: CancelSignal = NEVER
 ) -> tuple[list[str], AssistantMessage]:
-    """All text deltas and the final message of one streamed reply."""
+    """All text deltas and the final message of one streamed reply.
+
+    Every call handed out early (`ToolCallReady`) must be exactly the final message's call
+    at that position.
+    """
     deltas: list[str] = []
+    ready: list[ToolCallReady] = []
     final: AssistantMessage | None = None
     async for item in client.stream(request, signal):
         assert final is None, "nothing may follow ReplyDone"
         if isinstance(item, TextDelta):
             deltas.append(item.text)
+        elif isinstance(item, ToolCallReady):
+            ready.append(item)
         else:
             assert isinstance(item, ReplyDone)
             final = item.message
     assert final is not None, "the stream must end with ReplyDone"
+    for r in ready:
+        assert final.stop_reason == "aborted" or final.tool_calls[r.index] == r.call
     return deltas, final
