@@ -19,7 +19,14 @@ from ink_ls.agent.events import AgentEvent
 from ink_ls.core.messages import AssistantMessage, ToolCall, Usage
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolResult
-from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem, TextDelta
+from ink_ls.model.base import (
+    ModelError,
+    ModelRequest,
+    ReplyDone,
+    StreamItem,
+    TextDelta,
+    ToolCallReady,
+)
 
 
 class KeyParams(ToolParams):
@@ -154,6 +161,57 @@ class ScriptedModel:
             yield TextDelta(text[i : i + 3])
             await asyncio.sleep(0)
         yield ReplyDone(step)
+
+
+Part = str | ToolCall | asyncio.Event | Exception | AssistantMessage
+
+
+@dataclass
+class StreamedModel:
+    """Streams each reply as scripted parts, handing out calls as they complete.
+
+    A reply is a list of parts: text (a delta), a `ToolCall` (complete in the stream: a
+    `ToolCallReady` at the next position), an `asyncio.Event` (the stream holds until the
+    test sets it, or the signal fires: then the stream ends like the real client's, aborted),
+    an exception (raised), and last the final `AssistantMessage`.
+    """
+
+    replies: list[list[Part]]
+    requests: list[ModelRequest] = field(default_factory=list)
+    holding: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set while the stream waits at a hold."""
+
+    async def stream(
+        self, request: ModelRequest, signal: CancelSignal
+    ) -> AsyncIterator[StreamItem]:
+        self.requests.append(request)
+        if not self.replies:
+            raise ModelError("script exhausted")
+        index, text = 0, ""
+        for part in self.replies.pop(0):
+            if isinstance(part, str):
+                text += part
+                yield TextDelta(part)
+            elif isinstance(part, ToolCall):
+                yield ToolCallReady(index, part)
+                index += 1
+            elif isinstance(part, asyncio.Event):
+                self.holding.set()
+                stop = asyncio.ensure_future(signal.wait())
+                held = asyncio.ensure_future(part.wait())
+                await asyncio.wait((stop, held), return_when=asyncio.FIRST_COMPLETED)
+                stop.cancel()
+                held.cancel()
+                self.holding.clear()
+                if signal.cancelled:
+                    yield ReplyDone(AssistantMessage(text=text, stop_reason="aborted"))
+                    return
+            elif isinstance(part, Exception):
+                raise part
+            else:
+                yield ReplyDone(part)
+                return
+            await asyncio.sleep(0)
 
 
 async def hang(request: ModelRequest, signal: CancelSignal) -> AssistantMessage:

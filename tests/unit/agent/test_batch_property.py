@@ -1,5 +1,6 @@
 """Property test: random batches, cancelled at random points, always leave a paired history,
-deliver `tool_end` once per call in call order, and respect the window and the barriers."""
+deliver `tool_end` once per call in call order, and respect the window and the barriers —
+also when the calls are handed out while the reply streams (early starts), cut anywhere."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from agent_fakes import CWD, Recorder, ScriptedModel, reply
+from agent_fakes import CWD, Recorder, ScriptedModel, StreamedModel, reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field
@@ -84,15 +85,29 @@ call_spec = st.tuples(
 @given(
     specs=st.lists(call_spec, min_size=1, max_size=10),
     cancel_after=st.one_of(st.none(), st.integers(0, 80)),
+    streamed=st.booleans(),
 )
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=160, deadline=None)
 def test_random_batches_cancelled_anywhere_keep_pairing_and_order(
-    specs: list[tuple[str, int, bool, int]], cancel_after: int | None
+    specs: list[tuple[str, int, bool, int]], cancel_after: int | None, streamed: bool
 ) -> None:
-    asyncio.run(_scenario(specs, cancel_after))
+    asyncio.run(_scenario(specs, cancel_after, streamed))
 
 
-async def _scenario(specs: list[tuple[str, int, bool, int]], cancel_after: int | None) -> None:
+class _Gate:
+    """Refuses calls marked `block`; says so up front (`would_pass`), so others start early."""
+
+    def would_pass(self, req: GateRequest) -> bool:
+        return not getattr(req.args, "block", False)
+
+    async def __call__(self, req: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        await asyncio.sleep(0)
+        return GateBlock("policy") if getattr(req.args, "block", False) else None
+
+
+async def _scenario(
+    specs: list[tuple[str, int, bool, int]], cancel_after: int | None, streamed: bool
+) -> None:
     calls: list[ToolCall] = []
     for i, (kind, steps, hang, roll) in enumerate(specs):
         args: object = {
@@ -107,17 +122,20 @@ async def _scenario(specs: list[tuple[str, int, bool, int]], cancel_after: int |
             args = {}
         calls.append(ToolCall(id=f"c{i}", name=name, arguments=json.dumps(args)))
 
-    async def gate(req: GateRequest, signal: CancelSignal) -> GateBlock | None:
-        await asyncio.sleep(0)
-        return GateBlock("policy") if getattr(req.args, "block", False) else None
-
     watch, rec = Watch(), Recorder()
-    model = ScriptedModel([reply("", *calls), reply("done")])
+    model: ScriptedModel | StreamedModel
+    if streamed:  # each call handed out as it completes, text between them
+        parts: list[object] = []
+        for c in calls:
+            parts += ["x", c]
+        model = StreamedModel([[*parts, reply("", *calls)], [reply("done")]])  # type: ignore[list-item]
+    else:
+        model = ScriptedModel([reply("", *calls), reply("done")])
     agent = Agent(
         model,
         ToolRegistry([StepTool(watch), SerialStepTool(watch)]),
         AgentOptions(cwd=CWD, grace_seconds=0.01, max_parallel=3),
-        gate=gate,
+        gate=_Gate(),
         on_event=rec,
         budget=ConcurrencyBudget(8),
     )
@@ -143,8 +161,14 @@ async def _scenario(specs: list[tuple[str, int, bool, int]], cancel_after: int |
             nxt = history[i + 1]
             assert isinstance(nxt, ToolResultMessage)
             assert [r.tool_call_id for r in nxt.results] == [c.id for c in m.tool_calls]
-    ids = [c.id for c in calls]
-    executed_batch = len(history) >= 2
+    executed_batch = len(history) >= 3
+    first = history[1] if len(history) >= 2 else None
+    # a cancel mid-stream keeps only the calls that had started (a prefix of the reply)
+    ids = [c.id for c in first.tool_calls] if isinstance(first, AssistantMessage) else []
+    assert ids == [c.id for c in calls][: len(ids)]
+    if executed_batch and len(ids) < len(calls):
+        assert streamed and isinstance(first, AssistantMessage)
+        assert first.stop_reason == "aborted" and result.stop_reason == "aborted"
     if executed_batch:
         assert rec.of("tool_end") == ids
         assert rec.of("tool_start") == ids
@@ -160,12 +184,15 @@ async def _scenario(specs: list[tuple[str, int, bool, int]], cancel_after: int |
             )
         results = history[2]
         assert isinstance(results, ToolResultMessage)
-        for r, spec in zip(results.results, specs, strict=True):
+        for r, spec in zip(results.results, specs[: len(ids)], strict=True):
             text = "".join(b.text for b in r.content if isinstance(b, TextBlock))
             if text == INTERRUPTED:
                 assert r.tool_call_id not in running
             if "did not respond to the interrupt" in text:
                 assert spec[2], "only hung calls are abandoned"
+    if streamed and cancel_after is None and specs[0][0] == "safe" and specs[0][3] != 0:
+        kinds = [e.type for e in rec.events]  # a first safe, unblocked call starts early
+        assert kinds.index("tool_running") < kinds.index("message_end")
     if cancel_after is None:
         assert result.stop_reason == "completed"
         assert all(
