@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ink_ls.agent import pipeline
 from ink_ls.agent._subagent import make_subagent_runner
-from ink_ls.agent.budget import ConcurrencyBudget, default_budget
+from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
 from ink_ls.agent.events import (
     AgentEvent,
     EventSink,
@@ -25,7 +25,6 @@ from ink_ls.agent.events import (
     StopReason,
     TextDeltaEvent,
     ToolEndEvent,
-    ToolStartEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
@@ -131,7 +130,9 @@ class Agent:
         self.writer: FileWriter = writer if writer is not None else DiskWriter()
         self.on_event = on_event
         self.on_message = on_message
-        self.budget = budget if budget is not None else default_budget()
+        # Without a budget an agent (and its sub-agents) gets one of its own; the factory hands
+        # every agent of a process the same one.
+        self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
         self._running = False
 
     def _emit(self, event: AgentEvent) -> None:
@@ -228,8 +229,8 @@ class Agent:
         try:
             reply = await self._stream(request, signal, batch)
         except _Aborted as exc:
-            cut = AssistantMessage(text=exc.partial, stop_reason="aborted")
-            await self._abort_early(batch, cut)
+            partial = AssistantMessage(text=exc.partial, stop_reason="aborted")
+            await self._abort_early(batch, partial)
             return _Outcome("aborted", exc.partial or None)
         except ModelError as exc:
             if signal.cancelled:
@@ -255,7 +256,8 @@ class Agent:
                 self._close_dangling(pipeline.interrupted_result)
             return _Outcome("aborted", text, usage)
         if not calls:
-            return _Outcome("completed", text, usage)
+            cut = reply.stop_reason == "max_tokens"
+            return _Outcome("max_tokens" if cut else "completed", text, usage)
         if reply.stop_reason == "max_tokens":
             results = await batch.refuse(
                 calls, pipeline.truncated_reply_result, "the reply hit the output token limit"
@@ -331,8 +333,8 @@ class Agent:
         """Close calls that will not run: tool_start/tool_end each, one toolResult message."""
         results = [make(c) for c in calls]
         for call, r in zip(calls, results, strict=True):
-            args = pipeline.arguments_object(pipeline.decode_arguments(call.arguments))
-            self._emit(ToolStartEvent(tool_call_id=call.id, tool_name=call.name, arguments=args))
+            decoded = pipeline.decode_arguments(call.arguments)
+            self._emit(pipeline.start_event(call, self.tools, decoded, self.options.cwd))
             self._emit(
                 ToolEndEvent(
                     tool_call_id=r.tool_call_id,

@@ -40,7 +40,6 @@ from ink_ls.agent.events import (
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
-    ToolStartEvent,
 )
 from ink_ls.agent.gate import GateRequest, passes_unasked
 from ink_ls.agent.pipeline import CallResult, PreparedCall
@@ -149,13 +148,7 @@ class Batch:
         self._tool_start(call, value)
 
     def _tool_start(self, call: ToolCall, value: object) -> None:
-        self.emit(
-            ToolStartEvent(
-                tool_call_id=call.id,
-                tool_name=call.name,
-                arguments=pipeline.arguments_object(value),
-            )
-        )
+        self.emit(pipeline.start_event(call, self.env.tools, value, self.env.cwd))
 
     # -- after the reply ----------------------------------------------------------------------
 

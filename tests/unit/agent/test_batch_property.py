@@ -191,8 +191,8 @@ async def _scenario(
             if "did not respond to the interrupt" in text:
                 assert spec[2], "only hung calls are abandoned"
     if streamed and cancel_after is None and specs[0][0] == "safe" and specs[0][3] != 0:
-        kinds = [e.type for e in rec.events]  # a first safe, unblocked call starts early
-        assert kinds.index("tool_running") < kinds.index("message_end")
+        kinds = [e.type for e in rec.events]  # a first safe, unblocked call is taken early
+        assert kinds.index("tool_start") < kinds.index("message_end")
     if cancel_after is None:
         assert result.stop_reason == "completed"
         assert all(
