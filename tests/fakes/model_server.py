@@ -43,6 +43,11 @@ class Reply:
     hang: bool = False
     """After the first event, send nothing until the client goes away."""
     call_ids: list[str] | None = None
+    hold: threading.Event | None = None
+    """Hold the rest of the stream until this event is set (or the client goes away)."""
+    hold_after: int = 0
+    """Where the hold is: once call number `hold_after` has begun (so the calls before it
+    are complete in the stream), or after the finish chunk when it equals the call count."""
 
 
 def text(t: str, **kw: Any) -> Reply:
@@ -59,6 +64,9 @@ def tools(*calls: tuple[str, Any], **kw: Any) -> Reply:
 
 Responder = Callable[[dict[str, Any]], Reply]
 
+_HOLD = "hold"
+"""Marks the place of a reply's hold among its events."""
+
 
 class FakeModelServer:
     """Start with `with FakeModelServer() as srv:`; `srv.base_url` ends in /v1."""
@@ -70,6 +78,7 @@ class FakeModelServer:
         self._cond = threading.Condition()
         self._counter = 0
         self.disconnects = 0
+        self.holding = 0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -166,6 +175,9 @@ class FakeModelServer:
         h.close_connection = True
         events = list(self._events(reply))
         for i, ev in enumerate(events):
+            if ev is _HOLD:
+                self._hold(h, reply)
+                continue
             if reply.drop_after is not None and i >= reply.drop_after:
                 h.wfile.flush()
                 return
@@ -186,6 +198,25 @@ class FakeModelServer:
             h.wfile.write(b"data: [DONE]\n\n")
             h.wfile.flush()
 
+    def _hold(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        assert reply.hold is not None
+        with self._cond:
+            self.holding += 1
+            self._cond.notify_all()
+        while not reply.hold.wait(0.05):  # a comment now and then notices a gone client
+            h.wfile.write(b": keep-alive\n\n")
+            h.wfile.flush()
+
+    def wait_holding(self, n: int = 1, timeout: float = 10.0) -> None:
+        """Block until `n` streams have reached their hold."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self.holding < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no stream reached its hold")
+                self._cond.wait(left)
+
     def _events(self, reply: Reply) -> Any:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
             return json.dumps(
@@ -201,6 +232,7 @@ class FakeModelServer:
         yield chunk({"role": "assistant", "content": ""})
         for i in range(0, len(reply.text), n):
             yield chunk({"content": reply.text[i : i + n]})
+        held = reply.hold is None
         for idx, (name, args) in enumerate(reply.tool_calls):
             call_id = reply.call_ids[idx] if reply.call_ids else self._next_id()
             arg_text = args if isinstance(args, str) else json.dumps(args)
@@ -216,12 +248,17 @@ class FakeModelServer:
                     ]
                 }
             )
+            if not held and idx == reply.hold_after:
+                held = True
+                yield _HOLD
             for i in range(0, len(arg_text), n):
                 yield chunk(
                     {"tool_calls": [{"index": idx, "function": {"arguments": arg_text[i : i + n]}}]}
                 )
         finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
         yield chunk({}, finish)
+        if not held:
+            yield _HOLD
         usage = reply.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         yield json.dumps(
             {
