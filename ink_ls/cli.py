@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
     _logging_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from ink_ls.run.command import add_run_parser, add_sessions_parser
+    from ink_ls.run.args import add_run_parser, add_sessions_parser
 
     for add in (add_run_parser, add_sessions_parser):
         _logging_options(add(sub), suppress=True)

@@ -7,6 +7,7 @@ Also the two small interfaces through which tools reach the editor: `FileView`
 from __future__ import annotations
 
 import copy
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -161,6 +162,14 @@ class Access:
 P = TypeVar("P", bound=ToolParams)
 
 
+@functools.cache
+def _schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
+    """Built once per params model (callers get a copy): a schema never changes."""
+    schema: dict[str, Any] = _strip_titles(params_model.model_json_schema())
+    schema.setdefault("additionalProperties", False)
+    return schema
+
+
 def _strip_titles(node: Any) -> Any:
     if isinstance(node, dict):
         return {
@@ -206,9 +215,7 @@ class Tool(ABC, Generic[P]):
 
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema the model sees, derived from `params_model` (titles stripped)."""
-        schema: dict[str, Any] = _strip_titles(self.params_model.model_json_schema())
-        schema.setdefault("additionalProperties", False)
-        return copy.deepcopy(schema)
+        return copy.deepcopy(_schema_of(self.params_model))
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         """What a person reads for a call (`read README.md`, `bash: npm test`), from the raw

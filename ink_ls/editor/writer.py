@@ -9,7 +9,6 @@ stale; a file not open is written to disk directly. Under `readonly` it refuses.
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +51,8 @@ def _write_disk(path: Path, text: str) -> None:
 
 def change_summary(old: str | None, new: str) -> str:
     """`3 lines removed, 5 added` (or `new file, 12 lines`)."""
+    import difflib  # on the first diff, not when the module loads
+
     if old is None:
         return f"new file, {len(new.splitlines())} lines"
     removed = added = 0

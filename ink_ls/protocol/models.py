@@ -19,7 +19,10 @@ ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
 class WireModel(BaseModel):
     """Base of every wire model: camelCase aliases, unknown keys ignored."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    # defer_build: validators are built on first use, not while the server starts
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True
+    )
 
     def dump(self) -> dict[str, Any]:
         """The JSON object to send: camelCase, no `None` values."""

@@ -22,7 +22,6 @@ from typing import Literal
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.spinner import Spinner
 from rich.table import Table
@@ -107,7 +106,7 @@ class TerminalView:
         elif isinstance(event, MessageEndEvent):
             self._streaming = ""
             if event.message.text.strip():
-                self._print(Markdown(event.message.text) if self._live else event.message.text)
+                self._print(_markdown(event.message.text) if self._live else event.message.text)
         elif isinstance(event, ToolStartEvent):
             parent = event.parent_tool_call_id
             self._rows[event.tool_call_id] = _Row(event.title or event.tool_name, parent=parent)
@@ -209,3 +208,10 @@ class TerminalView:
             return Text("·", "dim"), label, Text("queued", "dim")
         mark = Text("✗", "red") if row.state == "failed" else Text("✓", "green")
         return mark, label, Text(format_duration(row.duration_ms), "dim")
+
+
+def _markdown(text: str) -> RenderableType:
+    """Rendered Markdown; its parser and highlighter load on the first answer shown live."""
+    from rich.markdown import Markdown
+
+    return Markdown(text)

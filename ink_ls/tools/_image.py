@@ -10,8 +10,10 @@ import base64
 import io
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from PIL import ExifTags, Image, ImageOps
+if TYPE_CHECKING:  # Pillow is imported on the first image, not when the tools load
+    from PIL import Image
 
 from ink_ls.tools._truncate import format_size
 
@@ -72,6 +74,8 @@ def fit_image(
     The original bytes are returned untouched when nothing needed changing. Raises
     `ImageFitError` when the image cannot be decoded or cannot be made small enough.
     """
+    from PIL import ExifTags, Image, ImageOps
+
     try:
         with warnings.catch_warnings():
             # Pillow warns (and later raises) on decompression bombs; both mean "refuse".

@@ -4,7 +4,6 @@ region of a file closest to a text the model thought was there. Pure functions, 
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 CONTEXT = 3
@@ -15,6 +14,8 @@ _MIN_RATIO = 0.5
 def numbered_diff(old: str, new: str, *, path: str, context: int = CONTEXT) -> str:
     """A unified diff of `old` → `new` whose lines carry their line numbers:
     ` 12 kept`, `-13 removed` (old numbering), `+13 added` (new numbering)."""
+    import difflib  # on the first diff, not when the module loads
+
     a = old.splitlines()
     b = new.splitlines()
     width = len(str(max(len(a), len(b), 1)))
@@ -47,6 +48,8 @@ def closest_region(text: str, wanted: str) -> Region | None:
     """The run of lines in `text` most like `wanted` (same number of lines), or `None` when
     nothing is at least half alike. Candidates are anchored on lines equal after stripping
     whitespace, or else on the lines most like `wanted`'s first non-blank line."""
+    import difflib  # on the first diff, not when the module loads
+
     lines = text.split("\n")
     want = wanted.split("\n")
     k = len(want)

@@ -1,0 +1,49 @@
+"""The command lines of `ink-ls run` and `ink-ls sessions` (argparse only).
+
+Kept apart from `command` so that building the parser (every start, the server's too) does
+not import the terminal's libraries or the agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_run_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register `ink-ls run`."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "run", help="run the agent on one prompt in this terminal",
+        description="Run the agent on PROMPT in the terminal and print what it does.",
+    )
+    p.add_argument("prompt", metavar="PROMPT", help='the request; "-" reads it from stdin')
+    p.add_argument("--cwd", type=Path, default=None, help="workspace root (default: .)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $INK_BASE_URL, "
+                   "$OPENAI_BASE_URL, else http://localhost:11434/v1)")
+    p.add_argument("--model", help="model name (default: $INK_MODEL)")
+    p.add_argument("--api-key-env", metavar="VAR",
+                   help="environment variable holding the API key (default: INK_API_KEY, "
+                   "then OPENAI_API_KEY)")
+    p.add_argument("--approval", choices=("ask", "auto", "readonly"), default=None,
+                   help="ask: confirm changes and commands here (default on a terminal); "
+                   "auto: allow everything; readonly: refuse changes and commands (default "
+                   "when stdin is not a terminal)")
+    p.add_argument("--session", metavar="ID",
+                   help="continue session ID, or start a new one under that ID")
+    p.add_argument("--max-turns", type=int, default=100, metavar="N",
+                   help="model requests per run (default: 100)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per event on stdout, nothing else")
+    return p
+
+
+def add_sessions_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register `ink-ls sessions [list | delete ID]`."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "sessions", help="list or delete saved sessions",
+        description="List the saved sessions (newest first), or delete one.",
+    )
+    p.add_argument("action", nargs="?", choices=("list", "delete"), default="list")
+    p.add_argument("session_id", nargs="?", metavar="ID")
+    return p
