@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ink_ls.core.messages import AssistantMessage, ContentBlock, Usage
 from ink_ls.core.tool import Display, ToolKind
@@ -27,6 +27,7 @@ limit (`max_tokens`), the turn limit was reached, a cancel, or a failure."""
 
 class ToolStartEvent(BaseModel):
     """A call is registered (it may still wait for a slot or a barrier)."""
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_start"] = "tool_start"
     tool_call_id: str
@@ -42,6 +43,7 @@ class ToolStartEvent(BaseModel):
 
 class ToolRunningEvent(BaseModel):
     """A call really starts executing (after validation, the gate and a free slot)."""
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_running"] = "tool_running"
     tool_call_id: str
@@ -52,6 +54,7 @@ class ToolRunningEvent(BaseModel):
 
 class ToolSettledEvent(BaseModel):
     """A call finished; emitted at once, in completion order (for the UI)."""
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_settled"] = "tool_settled"
     tool_call_id: str
@@ -65,6 +68,7 @@ class ToolSettledEvent(BaseModel):
 
 class ToolEndEvent(BaseModel):
     """A call's result, delivered in call order."""
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_end"] = "tool_end"
     tool_call_id: str
@@ -78,6 +82,7 @@ class ToolEndEvent(BaseModel):
 
 
 class TextDeltaEvent(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     type: Literal["text_delta"] = "text_delta"
     text: str
     parent_tool_call_id: str | None = None
@@ -86,12 +91,14 @@ class TextDeltaEvent(BaseModel):
 
 class MessageEndEvent(BaseModel):
     """An assistant message is complete and entered history."""
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["message_end"] = "message_end"
     message: AssistantMessage
 
 
 class RunEndEvent(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     type: Literal["run_end"] = "run_end"
     stop_reason: StopReason
     usage: Usage

@@ -12,16 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.gate import Gate, allow_all
-from ink_ls.agent.loop import Agent, AgentOptions
 from ink_ls.agent.prompt import build_system_prompt
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
 from ink_ls.core.tool import AnyTool, DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
 from ink_ls.model.base import Model
+
+if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
+    from ink_ls.agent.loop import Agent
 
 ModelFactory = Callable[[ModelSettings], Model]
 ToolsFactory = Callable[[Path, tuple[str, ...]], list[AnyTool]]
@@ -135,6 +138,8 @@ class AgentFactory:
         max_turns: int | None = None,
     ) -> Agent:
         """An agent for one conversation rooted at `cwd` (history is shared, not copied)."""
+        from ink_ls.agent.loop import Agent, AgentOptions
+
         tools = self.tools(cwd, settings, extra_tools)
         options = AgentOptions(
             cwd=cwd,

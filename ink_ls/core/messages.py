@@ -11,13 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class TextBlock(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
     type: Literal["text"] = "text"
     text: str
 
 
 class ImageBlock(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, populate_by_name=True)
     type: Literal["image"] = "image"
     data: str = Field(description="base64-encoded image bytes")
     mime_type: str = Field(alias="mimeType")
@@ -28,6 +28,7 @@ ContentBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
 
 class ToolCall(BaseModel):
     """One tool call as the model sent it. `arguments` is the raw JSON text (may be invalid)."""
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     name: str
@@ -35,6 +36,7 @@ class ToolCall(BaseModel):
 
 
 class Usage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -51,11 +53,13 @@ AssistantStop = Literal["stop", "tool_use", "max_tokens", "error", "aborted"]
 
 
 class UserMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     role: Literal["user"] = "user"
     content: list[ContentBlock]
 
 
 class AssistantMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     role: Literal["assistant"] = "assistant"
     text: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
@@ -66,6 +70,7 @@ class AssistantMessage(BaseModel):
 
 class ToolResultEntry(BaseModel):
     """One call's result as it enters history: no display, no timings."""
+    model_config = ConfigDict(defer_build=True)
 
     tool_call_id: str
     tool_name: str
@@ -75,6 +80,7 @@ class ToolResultEntry(BaseModel):
 
 class ToolResultMessage(BaseModel):
     """All results of one batch, in call order, appended after the whole batch."""
+    model_config = ConfigDict(defer_build=True)
 
     role: Literal["toolResult"] = "toolResult"
     results: list[ToolResultEntry]

@@ -16,7 +16,6 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from rich.console import Console, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
@@ -144,7 +143,7 @@ class TerminalWriter:
                 diff = "\n".join([*lines[:MAX_DIFF_LINES], f"… {cut} more diff lines"])
             verb = "Create" if old_text is None else "Change"
             choice = await self._asker.ask(
-                f"{verb} {shown}?", Syntax(diff, "diff", theme="ansi_dark"), signal
+                f"{verb} {shown}?", _diff_view(diff), signal
             )
             if choice == "allow_always":
                 self._always = True
@@ -156,3 +155,10 @@ class TerminalWriter:
             path, new_text, old_text=old_text, tool_name=tool_name,
             tool_call_id=tool_call_id, signal=signal,
         )
+
+
+def _diff_view(diff: str) -> RenderableType:
+    """A highlighted diff; the highlighter loads with the first change to approve."""
+    from rich.syntax import Syntax
+
+    return Syntax(diff, "diff", theme="ansi_dark")
