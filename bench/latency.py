@@ -103,9 +103,9 @@ async def one_turn(base_url: str, root: Path, streaming: bool) -> dict[str, floa
     stream_end = next(t for t, e in top if e.type == "message_end")
     ends = [t for t, e in top if e.type == "tool_end"]
     assert len(ends) == 6, [e.type for _, e in top]
-    starts = {e.tool_call_id: t for t, e in top if e.type == "tool_start"}  # type: ignore[union-attr]
-    names = {e.tool_call_id: e.tool_name for t, e in top if e.type == "tool_start"}  # type: ignore[union-attr]
-    durations = {e.tool_call_id: e.duration_ms / 1000 for t, e in top  # type: ignore[union-attr]
+    starts = {e.tool_call_id: t for t, e in top if e.type == "tool_start"}
+    names = {e.tool_call_id: e.tool_name for t, e in top if e.type == "tool_start"}
+    durations = {e.tool_call_id: e.duration_ms / 1000 for t, e in top
                  if e.type == "tool_settled"}
     # the ideal: each call runs from the moment it is complete in the stream, for as long as
     # it took here; the edit waits by rule for the stream's end and for the tasks (a
@@ -118,9 +118,9 @@ async def one_turn(base_url: str, root: Path, streaming: bool) -> dict[str, floa
             after = [done[c] for c in done if names[c] == "task"]
             ideal = max(ideal, max([stream_end, *after]) + took)
     if DETAIL:
-        running = {e.tool_call_id: t for t, e in top if e.type == "tool_running"}  # type: ignore[union-attr]
-        settled = {e.tool_call_id: t for t, e in top if e.type == "tool_settled"}  # type: ignore[union-attr]
-        ended = {e.tool_call_id: t for t, e in top if e.type == "tool_end"}  # type: ignore[union-attr]
+        running = {e.tool_call_id: t for t, e in top if e.type == "tool_running"}
+        settled = {e.tool_call_id: t for t, e in top if e.type == "tool_settled"}
+        ended = {e.tool_call_id: t for t, e in top if e.type == "tool_end"}
         for cid in starts:
             print(f"     {names[cid]:5s} ready {starts[cid] - first:6.3f} "
                   f"wait {1000 * (running[cid] - starts[cid]):6.1f} ms "
