@@ -124,37 +124,36 @@ class StreamCapture:
             self._spool = None
 
     def preview(self) -> Preview:
-        """The last lines that fit in 500 lines and 50 KiB; cut decided from the totals."""
+        """The last lines that fit in 500 lines and 50 KiB; cut decided from the totals.
+
+        The 50 KiB are counted after decoding: every invalid byte becomes U+FFFD (three bytes
+        in UTF-8), so binary output is measured as the model will get it.
+        """
         tail = self._tail
         total = self.total_lines
-        if total <= MAX_LINES and self.total_bytes <= MAX_BYTES:
-            return Preview(_decode(tail, 0, _content_end(tail)), 1, total, total, None, False)
-        end = len(tail)
-        pos = _content_end(tail)
-        start, taken = end, 0
-        while taken < MAX_LINES:
-            nl = tail.rfind(b"\n", 0, pos)
-            if end - (nl + 1) > MAX_BYTES or (nl < 0 and len(tail) < self.total_bytes):
+        whole = len(tail) == self.total_bytes  # nothing was dropped from the front
+        lines = tail[: _content_end(tail)].decode("utf-8", errors="replace").split("\n")
+        # A tail that lost its front starts inside a line: that line is never shown whole.
+        candidates = lines if whole else lines[1:]
+        size, taken = 0, 0
+        for line in reversed(candidates):
+            add = len(line.encode("utf-8")) + (1 if taken else 0)
+            if taken == MAX_LINES or size + add > MAX_BYTES:
                 break
-            start, taken = nl + 1, taken + 1
-            if nl < 0:
-                break
-            pos = nl
+            size, taken = size + add, taken + 1
+        if whole and taken == len(lines):
+            return Preview("\n".join(lines), 1, total, total, None, False)
         if taken == 0:  # the last line alone is over the byte limit: its last 50 KiB
-            start = _skip_continuation(tail, max(end - MAX_BYTES, 0))
-            text = _decode(tail, start, _content_end(tail))
-            return Preview(text, total, total, total, "bytes", True)
+            last = lines[-1].encode("utf-8")
+            start = _skip_continuation(last, max(len(last) - MAX_BYTES, 0))
+            return Preview(last[start:].decode("utf-8"), total, total, total, "bytes", True)
         cut_by = "lines" if taken == MAX_LINES else "bytes"
-        first = total - taken + 1
-        return Preview(_decode(tail, start, _content_end(tail)), first, total, total, cut_by, False)
+        text = "\n".join(lines[len(lines) - taken :])
+        return Preview(text, total - taken + 1, total, total, cut_by, False)
 
 
 def _content_end(tail: bytearray) -> int:
     return len(tail) - 1 if tail.endswith(b"\n") else len(tail)
-
-
-def _decode(tail: bytearray, start: int, end: int) -> str:
-    return tail[start:end].decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True)
