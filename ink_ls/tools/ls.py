@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._truncate import MAX_BYTES, head_lines
 from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
 
@@ -76,13 +76,20 @@ class LsTool(Tool[LsParams]):
     concurrency_safe = True
 
     def access(self, args: LsParams, cwd: Path) -> Access:
-        return Access(reads=frozenset({real(args.path or ".", cwd)}))
+        return Access(reads=frozenset({located_real(args.path or ".", cwd)}))
 
     async def execute(
         self, args: LsParams, signal: CancelSignal, context: ToolContext
     ) -> ToolResult:
         shown = args.path or "."
-        path = resolve(shown, context.cwd)
+        try:
+            located = locate(shown, context.cwd)
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._list(args, located.path, signal), located.note)
+
+    async def _list(self, args: LsParams, path: Path, signal: CancelSignal) -> ToolResult:
+        shown = args.path or "."
         try:
             listing = await asyncio.to_thread(_list, path)
         except NotADirectoryError:

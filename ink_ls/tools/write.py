@@ -13,7 +13,7 @@ from pydantic import Field
 from ink_ls.agent.signal import CancelledError, CancelSignal
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
-from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._textfile import TextFileError, count_lines, load
 from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
 
@@ -37,7 +37,7 @@ class WriteTool(Tool[WriteParams]):
     params_model = WriteParams
 
     def access(self, args: WriteParams, cwd: Path) -> Access:
-        return Access(writes=frozenset({real(args.path, cwd)}))
+        return Access(writes=frozenset({located_real(args.path, cwd, new_file=True)}))
 
     async def execute(
         self, args: WriteParams, signal: CancelSignal, context: ToolContext
@@ -45,7 +45,21 @@ class WriteTool(Tool[WriteParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to write.", is_error=True)
-        path = resolve(shown, context.cwd)
+        try:
+            located = locate(
+                shown,
+                context.cwd,
+                new_file=True,
+                is_open=lambda p: context.files.open_document(p) is not None,
+            )
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._write(args, located.path, signal, context), located.note)
+
+    async def _write(
+        self, args: WriteParams, path: Path, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        shown = args.path
         try:
             async with file_lock(path, signal):
                 try:
