@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
 from ink_ls.tools._truncate import cut_utf8
 
 STDERR_KEEP = 8 * 1024

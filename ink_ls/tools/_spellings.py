@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.agent.messages import TextBlock
+from ink_ls.core.messages import TextBlock
+from ink_ls.core.tool import ToolResult
 from ink_ls.tools._paths import real, relative_for_display, resolve
-from ink_ls.tools.base import ToolResult
 
 _SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 _SINGLE = "\u2018\u2019\u201a\u201b"

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, unignored_glob_files
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._truncate import MAX_BYTES
-from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.signal import NEVER
+from ink_ls.core.signal import NEVER
+from ink_ls.core.tool import ToolContext
 from ink_ls.tools._output import MAX_BYTES
 from ink_ls.tools._truncate import format_size
-from ink_ls.tools.base import ToolContext
 from ink_ls.tools.bash import BashParams, BashTool
 from ink_ls.tools.read import ReadParams, ReadTool
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from ink_ls.agent.messages import ImageBlock, TextBlock
-from ink_ls.agent.signal import NEVER
-from ink_ls.tools.base import AnyTool, ToolContext, ToolResult
+from ink_ls.core.messages import ImageBlock, TextBlock
+from ink_ls.core.signal import NEVER
+from ink_ls.core.tool import AnyTool, ToolContext, ToolResult
 from ink_ls.tools.edit import EditTool
 from ink_ls.tools.find import FindTool
 from ink_ls.tools.grep import GrepTool

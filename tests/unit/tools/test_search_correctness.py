@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.signal import NEVER, CancelController
+from ink_ls.core.signal import NEVER, CancelController
+from ink_ls.core.tool import ToolContext, ToolResult
 from ink_ls.tools import _rg
-from ink_ls.tools.base import ToolContext, ToolResult
 from ink_ls.tools.find import FindParams, FindTool
 from ink_ls.tools.grep import GrepParams, GrepTool
 
