@@ -70,7 +70,11 @@ def error_result(call: ToolCall, text: str) -> CallResult:
 
 
 def blocked_text(name: str, source: str, reason: str | None) -> str:
-    return f'Tool "{name}" blocked by {source}: {reason or "no reason given"}'
+    """`Tool "<name>" blocked by <source>: <reason>`; without a source, `Tool "<name>" was
+    blocked: <reason>` (a gate may refuse without naming itself)."""
+    why = (reason or "").strip() or "no reason given"
+    who = source.strip()
+    return f'Tool "{name}" blocked by {who}: {why}' if who else f'Tool "{name}" was blocked: {why}'
 
 
 def interrupted_result(call: ToolCall) -> CallResult:
