@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 
 from ink_ls.core.messages import AssistantMessage, ContentBlock, Usage
 
-StopReason = Literal["completed", "max_iterations", "aborted", "error"]
+StopReason = Literal["completed", "max_tokens", "max_iterations", "aborted", "error"]
+"""`max_tokens`: the last reply was cut by the output-token limit (it ended the run)."""
 
 
 class ToolStartEvent(BaseModel):

@@ -209,6 +209,9 @@ class Agent:
                 self._close_dangling(pipeline.interrupted_result)
                 return "aborted", text, usage, None
             if not calls:
+                # A reply cut by the output-token limit is not an answer the model finished.
+                if reply.stop_reason == "max_tokens":
+                    return "max_tokens", text, usage, None
                 return "completed", text, usage, None
             if reply.stop_reason == "max_tokens":
                 self._synthesize(calls, pipeline.truncated_reply_result)

@@ -51,6 +51,7 @@ PromptFactory = Callable[[Path, ToolRegistry], str]
 
 _STOPS: dict[str, WireStopReason] = {
     "completed": "end_turn",
+    "max_tokens": "max_tokens",
     "max_iterations": "max_turn_requests",
     "aborted": "cancelled",
     "error": "error",
@@ -261,8 +262,6 @@ class Host:
             )
             result = await agent.run(prompt, turn.controller.signal)
             stop = _STOPS[result.stop_reason]
-            if stop == "end_turn" and reporter.last_stop == "max_tokens":
-                stop = "max_tokens"
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")

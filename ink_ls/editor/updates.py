@@ -125,8 +125,6 @@ class TurnReporter:
         self._settled = 0
         self._usage = Usage()
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
-        self.last_stop: str | None = None
-        """The stop reason of the last assistant message (`max_tokens` maps to the wire)."""
         self.last_text = ""
 
     def send(self, update: SessionUpdateBody) -> None:
@@ -224,7 +222,6 @@ class TurnReporter:
             self._delivered(event)
         elif isinstance(event, MessageEndEvent):
             self._usage = self._usage.add(event.message.usage)
-            self.last_stop = event.message.stop_reason
             self.last_text = event.message.text
             self.send(
                 UsageUpdate(

@@ -1,7 +1,8 @@
 """`ink-ls run` and `ink-ls sessions`: argument parsing, the run itself, exit statuses.
 
 Exit status: 0 completed, 1 failed (reason on stderr), 2 bad usage or configuration,
-3 stopped at the turn limit, 130 cancelled with Ctrl-C.
+3 stopped at the turn limit, 4 the last reply was cut at the output-token limit, 130 cancelled
+with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
+    0, 1, 2, 3, 4, 130
+)
 
 
 def add_run_parser(sub: Any) -> argparse.ArgumentParser:
@@ -218,6 +221,10 @@ def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
     if result.stop_reason == "aborted":
         err.print("ink-ls run: cancelled", markup=False)
         return EXIT_INTERRUPTED
+    if result.stop_reason == "max_tokens":
+        err.print("ink-ls run: the model's reply was cut at its output-token limit "
+                  "(max_tokens); the answer may be incomplete", markup=False)
+        return EXIT_MAX_TOKENS
     if result.stop_reason == "max_iterations":
         err.print(f"ink-ls run: stopped after {max_turns} model requests (--max-turns)",
                   markup=False)

@@ -230,6 +230,34 @@ async def test_a_reply_cut_at_the_token_limit_has_its_calls_refused(
         "arguments may be truncated. Re-issue the tool call with complete arguments.")
 
 
+async def test_a_final_reply_cut_at_the_token_limit_reports_max_tokens_and_exits_4(
+    ink: Callable[..., Any], fake: FakeModelServer
+) -> None:
+    fake.push(text("The answer begins and then", finish_reason="length"))
+    run: Run = await ink("--json", "explain the project")
+    assert await run.finish() == 4, run.stderr
+    end = run.events[-1]
+    assert (end["type"], end["stop_reason"], end["text"]) == (
+        "run_end", "max_tokens", "The answer begins and then")
+    assert run.stderr == (
+        "ink-ls run: the model's reply was cut at its output-token limit (max_tokens); the "
+        "answer may be incomplete\n")
+
+
+async def test_the_live_view_says_max_tokens_too(
+    ink: Callable[..., Any], fake: FakeModelServer
+) -> None:
+    fake.push(text("The answer begins and then", finish_reason="length"))
+    run: Run = await ink("explain the project")
+    out, err = await asyncio.wait_for(run.proc.communicate(), WAIT)
+    assert run.proc.returncode == 4
+    assert "The answer begins and then" in out.decode()
+    summary = err.decode().splitlines()[-2:]
+    assert summary[0].startswith("max_tokens · ")
+    assert summary[1] == ("ink-ls run: the model's reply was cut at its output-token limit "
+                          "(max_tokens); the answer may be incomplete")
+
+
 async def test_a_failing_endpoint_exits_1_with_the_reason_and_never_the_key(
     ink: Callable[..., Any], fake: FakeModelServer
 ) -> None:
