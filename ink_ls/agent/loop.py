@@ -68,7 +68,7 @@ class RunResult:
     text: str
     """The final assistant text of this run."""
     usage: Usage
-    """Summed over the run's model calls."""
+    """Summed over the run's model calls, its sub-agents' included."""
     error: str | None = None
 
 
@@ -112,6 +112,7 @@ class Agent:
         self.on_message = on_message
         self.budget = budget if budget is not None else default_budget()
         self._running = False
+        self._child_usage = Usage()
 
     def _emit(self, event: AgentEvent) -> None:
         try:
@@ -125,6 +126,10 @@ class Agent:
             self.on_message(message)
         except Exception:
             log.exception("message listener failed")
+
+    def count_child_usage(self, usage: Usage) -> None:
+        """Add a sub-agent run's tokens to this run's total (`RunResult.usage`)."""
+        self._child_usage = self._child_usage.add(usage)
 
     def child(self) -> Agent:
         """A sub-agent: same model, gate, files, writer and budget; no `task`; fresh history."""
@@ -146,6 +151,7 @@ class Agent:
         if self._running:
             raise RuntimeError("this agent is already running; one run at a time")
         self._running = True
+        self._child_usage = Usage()
         usage = Usage()
         text = ""
         try:
@@ -162,6 +168,7 @@ class Agent:
             stop, error = "error", f"internal error: {exc}"
         finally:
             self._running = False
+        usage = usage.add(self._child_usage)
         self._emit(RunEndEvent(stop_reason=stop, usage=usage, text=text, error=error))
         return RunResult(stop_reason=stop, text=text, usage=usage, error=error)
 
