@@ -7,8 +7,8 @@ the three cancel channels on one cancel per turn. It knows no pygls and no JSON-
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +62,15 @@ def _ignore(message: Message) -> None:
     return None
 
 
+async def _close(model: Model) -> None:
+    close = getattr(model, "aclose", None)
+    if close is not None:
+        try:
+            await close()
+        except Exception:  # a client that fails to close must not break a turn's end
+            log.exception("closing a model client failed")
+
+
 @dataclass
 class HostDeps:
     """What the host builds per turn; injected so tests can use scripted models and fake tools."""
@@ -92,26 +101,54 @@ class Host:
         self.cwd = cwd
         self.documents = documents
         self.features = features
-        self.settings = settings
         self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
-        self._tokens = itertools.count(1)
         self._models: dict[ModelSettings, Model] = {}
+        self._in_use: Counter[ModelSettings] = Counter()
+        self._closing_models: set[asyncio.Task[None]] = set()
+        self._settings = settings
+
+    @property
+    def settings(self) -> InkSettings:
+        """The settings new turns use (a running turn keeps those it started with)."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: InkSettings) -> None:
+        self._settings = settings
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (never the case in the server): closed at the next turn
+            return
+        task = loop.create_task(self._close_idle_models())
+        self._closing_models.add(task)
+        task.add_done_callback(self._closing_models.discard)
 
     def _model_for(self, settings: ModelSettings) -> Model:
         """One model client per settings, reused across turns (a new client costs ~30 ms of
-        TLS set-up); clients of replaced settings are closed when no turn uses them."""
+        TLS set-up); the caller must `_release` it when its turn ends."""
         model = self._models.get(settings)
         if model is None:
             model = self._models[settings] = self.deps.make_model(settings)
+        self._in_use[settings] += 1
         return model
+
+    async def _release(self, settings: ModelSettings) -> None:
+        """A turn is done with its model client; close the clients no turn uses any more."""
+        self._in_use[settings] -= 1
+        await self._close_idle_models()
+
+    async def _close_idle_models(self) -> None:
+        """Close the clients of replaced settings that no running turn uses."""
+        current = self._settings.model
+        for settings in [s for s in self._models if s != current and self._in_use[s] <= 0]:
+            del self._in_use[settings]
+            await _close(self._models.pop(settings))
 
     async def close_models(self, *, keep: ModelSettings | None = None) -> None:
         """Close model clients (all, or all but `keep`'s)."""
         for settings in [s for s in self._models if s != keep]:
-            close = getattr(self._models.pop(settings), "aclose", None)
-            if close is not None:
-                await close()
+            await _close(self._models.pop(settings))
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -186,7 +223,10 @@ class Host:
             return given
         if not self.features.work_done_progress:
             return None
-        token = f"ink-{session.session_id}-{turn_id}-{next(self._tokens)}"
+        # `ink-<sessionId>-<turnId>` (protocol.md): unique among running turns, as LSP asks of
+        # a progress token, since a session runs one turn at a time; and a client can tell
+        # the turn from the token alone.
+        token = f"ink-{session.session_id}-{turn_id}"
         try:
             await self.client.request(PROGRESS_CREATE, {"token": token})
         except Exception as exc:  # the client refused: run without progress
@@ -249,18 +289,21 @@ class Host:
                 grace_seconds=self.deps.grace_seconds,
             )
             model = self._model_for(settings.model)
-            agent = Agent(
-                model,
-                tools,
-                options,
-                history=session.messages,
-                gate=gate,
-                files=self.documents,
-                writer=writer,
-                on_event=reporter.on_event,
-                on_message=session.stored.append if session.stored else _ignore,
-            )
-            result = await agent.run(prompt, turn.controller.signal)
+            try:
+                agent = Agent(
+                    model,
+                    tools,
+                    options,
+                    history=session.messages,
+                    gate=gate,
+                    files=self.documents,
+                    writer=writer,
+                    on_event=reporter.on_event,
+                    on_message=session.stored.append if session.stored else _ignore,
+                )
+                result = await agent.run(prompt, turn.controller.signal)
+            finally:
+                await self._release(settings.model)
             stop = _STOPS[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends

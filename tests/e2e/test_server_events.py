@@ -14,11 +14,11 @@ async def test_progress_begins_reports_and_ends_around_a_turn(
 ) -> None:
     model.push(tool("read", {"path": "README.md"}), text("done"))
     client = await start()
-    await client.prompt("read README.md and tell me how to start the project")
+    first = await client.prompt("read README.md and tell me how to start the project")
 
     assert len(client.progress_reports) == 1  # one fresh token, created by the server
     ((token, values),) = client.progress_reports.items()
-    assert str(token).startswith("ink-")
+    assert token == f"ink-{first['sessionId']}-t1"  # protocol.md: ink-<sessionId>-<turnId>
     begin, *reports, end = values
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert (begin.title, begin.cancellable) == ("Ink", True)
@@ -32,8 +32,9 @@ async def test_progress_begins_reports_and_ends_around_a_turn(
 
     # a second turn gets a new token
     model.push(text("again"))
-    await client.prompt("and again")
-    assert len(client.progress_reports) == 2
+    second = await client.prompt("and again", sessionId=first["sessionId"])
+    assert second["turnId"] == "t2"
+    assert list(client.progress_reports)[1] == f"ink-{first['sessionId']}-t2"
 
 
 async def test_progress_uses_the_clients_token_when_given(

@@ -205,3 +205,57 @@ async def test_prompt_context_uses_the_buffer_and_selection(tmp_path: Path) -> N
         "explain\n\nContext: the user is looking at src/app.py (lines 1-2), selected text:\n"
         "```\ndef f():\n    return 1\n\n```"
     )
+
+
+class ClosingScript(Script):
+    """A scripted model that records being closed, as the real client's `aclose` would."""
+
+    def __init__(self, name: str, *replies: AssistantMessage) -> None:
+        super().__init__(*replies)
+        self.name = name
+        self.closed = asyncio.Event()
+
+    async def aclose(self) -> None:
+        self.closed.set()
+
+
+async def test_clients_of_replaced_settings_close_once_no_turn_uses_them(tmp_path: Path) -> None:
+    tool = WaitTool()
+    made: dict[str, ClosingScript] = {}
+
+    def make_model(settings: ModelSettings) -> ClosingScript:
+        name = settings.model
+        made[name] = ClosingScript(
+            name,
+            AssistantMessage(tool_calls=[call("wait")], stop_reason="tool_use"),
+            AssistantMessage(text=f"{name} done"),
+        )
+        return made[name]
+
+    client = Client()
+    deps = HostDeps(make_model=make_model,
+                    make_tools=lambda cwd, secret: ToolRegistry([tool]), grace_seconds=0.5)
+    host = Host(client, deps, cwd=tmp_path, documents=OpenDocuments(),
+                features=ClientFeatures(),
+                settings=InkSettings(model=ModelSettings(model="a"), approval="auto"))
+    running = asyncio.ensure_future(host.prompt(params()))
+    await asyncio.wait_for(tool.started.wait(), 5)
+    # replaced while a turn uses it: kept open until that turn ends
+    host.settings = InkSettings(model=ModelSettings(model="b"), approval="auto")
+    await asyncio.gather(*host._closing_models)  # the settings change's close pass: skips "a"
+    assert not made["a"].closed.is_set()
+    (session_id,) = host.sessions.live
+    host.cancel(session_id)
+    assert (await asyncio.wait_for(running, 5)).stop_reason == "cancelled"
+    await asyncio.wait_for(made["a"].closed.wait(), 5)
+    # the current settings' client stays open across turns
+    tool.started.clear()
+    running = asyncio.ensure_future(host.prompt(params()))
+    await asyncio.wait_for(tool.started.wait(), 5)
+    host.cancel(next(s for s in host.sessions.live if s != session_id))
+    await asyncio.wait_for(running, 5)
+    assert not made["b"].closed.is_set()
+    # replaced while idle: closed at once
+    host.settings = InkSettings(model=ModelSettings(model="c"), approval="auto")
+    await asyncio.wait_for(made["b"].closed.wait(), 5)
+    await host.shutdown(1)
