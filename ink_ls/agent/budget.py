@@ -1,7 +1,7 @@
 """Slots for running tool calls: a FIFO, cancellable counting semaphore.
 
 The process-wide instance (`default_budget()`) bounds every leaf call of every session and
-sub-agent together (spec §9), on top of each chunk's own window of 5 (spec §4).
+sub-agent together, on top of each chunk's own window of 5 (`AgentOptions.max_parallel`).
 Only leaf calls take a process slot: a call that delegates (task) waits for its sub-agent's
 calls, so holding a slot while waiting could deadlock the process. This module never runs tools.
 """

@@ -1,4 +1,4 @@
-"""The agent loop (spec §6): user message → model (streamed) → tool batch → model … → done.
+"""The agent loop: user message → model (streamed) → tool batch → model … → done.
 
 It owns the history of one conversation and the invariant that every tool call in it has
 exactly one result, however a run ends. Tool scheduling lives in `scheduler`, one call's
@@ -55,11 +55,12 @@ class AgentOptions:
     """Model requests per run; calls of the last reply beyond it are not executed."""
     grace_seconds: float = 10.0
     max_parallel: int = 5
-    """The per-chunk window (spec §4)."""
+    """At most this many concurrency-safe calls of one chunk run at once (a sliding window)."""
     path_aware: bool = True
-    """Spec §9: calls on disjoint declared paths overlap (e.g. edits of two different files),
-    conflicting ones keep call order, and a call that may touch anything (bash) stays a
-    barrier. False gives the seed's behaviour: every non-safe call is a barrier."""
+    """On by default: calls on disjoint declared paths overlap (e.g. edits of two different
+    files), conflicting ones keep call order, and a call that may touch anything (bash) stays a
+    barrier. False plans by the concurrency flag alone: every call that is not concurrency-safe
+    is a barrier."""
 
 
 @dataclass

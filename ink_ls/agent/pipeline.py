@@ -1,5 +1,6 @@
-"""The one-call pipeline (spec §3): look the tool up, decode and validate the arguments, ask the
-gate, execute, and turn every outcome into one `CallResult` shape with the issue's exact texts.
+"""The one-call pipeline: look the tool up, decode and validate the arguments, ask the gate,
+execute, and turn every outcome into one `CallResult` shape; each refusal and failure has one
+fixed text (the functions below), which the model reads and the tests pin.
 
 It runs one call; ordering, windows, budgets and grace belong to the scheduler, not here.
 """

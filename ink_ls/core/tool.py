@@ -119,7 +119,8 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class Access:
-    """The paths one call reads and writes (absolute), for path-aware scheduling (spec §9)."""
+    """The paths one call reads and writes (absolute), for path-aware scheduling (the agent's
+    default): calls whose paths do not conflict may overlap."""
 
     reads: frozenset[Path] = frozenset()
     writes: frozenset[Path] = frozenset()

@@ -1,4 +1,4 @@
-"""One call through the pipeline: every refusal and failure with its exact text (spec §3)."""
+"""One call through the pipeline: every refusal and failure with its exact text."""
 
 from __future__ import annotations
 
