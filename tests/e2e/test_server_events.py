@@ -3,6 +3,9 @@ specified error results the model gets for bad calls."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 from lsprotocol import types
 
 from tests.e2e.conftest import Starter, tool_results
@@ -52,15 +55,20 @@ async def test_progress_uses_the_clients_token_when_given(
 async def test_four_tool_events_and_call_order_delivery(
     start: Starter, model: FakeModelServer
 ) -> None:
-    # call_1 (task) waits on a slow sub-agent reply; call_2 (read) finishes first
+    # call_1 (task) waits on a sub-agent reply the test holds back until call_2 (read) settled
+    release = threading.Event()
     model.push(
         tools(("task", {"prompt": "say hi", "description": "greet"}),
               ("read", {"path": "README.md"})),
-        Reply(text="sub-agent says hi", delay=0.1),
+        Reply(text="sub-agent says hi", gate=release),
         text("all done"),
     )
     client = await start()
-    result = await client.prompt("do two things")
+    running = asyncio.ensure_future(client.prompt("do two things"))
+    await client.wait_for(lambda: any(
+        u.get("phase") == "settled" for u in client.tool_updates("call_2")))
+    release.set()
+    result = await asyncio.wait_for(running, 30)
     assert result["stopReason"] == "end_turn"
 
     steps = [

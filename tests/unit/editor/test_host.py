@@ -148,7 +148,10 @@ async def test_busy_then_each_cancel_channel(tmp_path: Path, channel: str) -> No
     (session_id,) = host.sessions.live
     with pytest.raises(InkRequestError) as info:
         await host.prompt(params(sessionId=session_id))
-    assert info.value.code == InkErrorCode.SESSION_BUSY
+    assert (info.value.code, info.value.message) == (
+        InkErrorCode.SESSION_BUSY,
+        f"session busy: {session_id} is already running a turn; cancel it or wait",
+    )
     assert host.list_sessions().sessions[0].running is True
     assert host.cancel_request(99) is False and host.cancel_token("other") is False
     if channel == "session":
@@ -176,7 +179,9 @@ async def test_shutdown_cancels_running_turns_and_refuses_new_ones(tmp_path: Pat
     assert running.done() and running.result().stop_reason == "cancelled"
     with pytest.raises(InkRequestError) as info:
         await host.prompt(params())
-    assert info.value.code == InkErrorCode.SHUTTING_DOWN
+    assert (info.value.code, info.value.message) == (
+        InkErrorCode.SHUTTING_DOWN, "shutting down: no new turns"
+    )
 
 
 async def test_unknown_session_is_refused(tmp_path: Path) -> None:
