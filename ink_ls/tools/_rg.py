@@ -196,6 +196,25 @@ class _LineSplitter:
         self._long_size = 0
 
 
+_GLOB_TYPE = "inkglob"
+
+
+def name_glob_flags(glob: str) -> list[str] | None:
+    """rg flags selecting the files whose name matches `glob` with ignore rules still applied,
+    or None when `glob` is not a plain name glob.
+
+    A glob without `/` (e.g. `*.py`, `test_*.{js,ts}`) names files by their name at any depth,
+    and so does one that only adds leading `**/`; as a file type (`--type-add`) rg matches it
+    the same way but, unlike `--glob`, keeps honouring .gitignore/.ignore: one directory walk
+    instead of two.
+    """
+    while glob.startswith("**/"):
+        glob = glob[3:]
+    if not glob or "/" in glob or glob.startswith(("!", "include:")):
+        return None
+    return ["--type-add", f"{_GLOB_TYPE}:{glob}", "--type", _GLOB_TYPE]
+
+
 async def unignored_glob_files(
     flags: Sequence[str], glob: str, target: str, *, cwd: Path, signal: CancelSignal
 ) -> tuple[list[str], RgRun]:
@@ -203,25 +222,58 @@ async def unignored_glob_files(
     of `rg --files <flags>`.
 
     rg's `--glob` overrides ignore rules (a file matching it is listed even when .gitignore
-    names it), so the glob's matches are intersected with a plain `rg --files` listing, which
-    honours them. Both runs take `flags` (which must include `--files`). Paths are as rg prints
-    them. The run returned is the one that was cancelled or reported errors, else the first.
+    names it). A name glob becomes a file type (`name_glob_flags`, one run); any other glob's
+    matches are intersected with a plain `rg --files` listing, which honours them. The runs
+    take `flags` (which must include `--files`). Paths are as rg prints them. The run returned
+    is the one that was cancelled or reported errors, else the first.
     """
+    by_name = name_glob_flags(glob)
+    if by_name is not None:
+        listed: list[str] = []
+
+        def add(batch: list[bytes]) -> bool:
+            listed.extend(p.decode("utf-8", "replace") for p in batch)
+            return True
+
+        run = await run_rg([*flags, *by_name, "--", target], cwd=cwd, signal=signal, on_lines=add)
+        return listed, run
+    return await _intersect(flags, glob, target, cwd=cwd, signal=signal)
+
+
+async def _intersect(
+    flags: Sequence[str], glob: str, target: str, *, cwd: Path, signal: CancelSignal
+) -> tuple[list[str], RgRun]:
+    """`rg --files --glob` ∩ `rg --files`, the two walks run at once. The plain listing's
+    lines wait in `early` only until the glob's walk (usually the quicker) is complete."""
     matching: set[bytes] = set()
+    known = False  # the glob's walk is complete: `matching` is final
+    early: list[bytes] = []
+    kept: list[str] = []
 
     def take(batch: list[bytes]) -> bool:
         matching.update(batch)
         return True
 
-    first = await run_rg([*flags, "--glob", glob, "--", target], cwd=cwd, signal=signal,
-                         on_lines=take)
-    if first.cancelled or not matching:
-        return [], first
-    kept: list[str] = []
-
     def keep(batch: list[bytes]) -> bool:
+        if not known:
+            early.extend(batch)
+            return True
         kept.extend(p.decode("utf-8", "replace") for p in batch if p in matching)
-        return True
+        return bool(matching)  # nothing matches the glob: stop listing
 
-    second = await run_rg([*flags, "--", target], cwd=cwd, signal=signal, on_lines=keep)
-    return kept, second if second.cancelled or second.exit_code not in (0, 1) else first
+    async def glob_walk() -> RgRun:
+        nonlocal known
+        run = await run_rg([*flags, "--glob", glob, "--", target], cwd=cwd, signal=signal,
+                           on_lines=take)
+        known = True
+        keep(early)  # in listing order, before any later batch
+        early.clear()
+        return run
+
+    first, second = await asyncio.gather(
+        glob_walk(), run_rg([*flags, "--", target], cwd=cwd, signal=signal, on_lines=keep)
+    )
+    if first.cancelled or second.cancelled:
+        return [], first if first.cancelled else second
+    failed = not second.stopped and second.exit_code not in (0, 1)
+    return kept, second if failed else first

@@ -17,7 +17,7 @@ from pydantic import ConfigDict, Field
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.tools._paths import relative_for_display
-from ink_ls.tools._rg import RgNotFoundError, run_rg, unignored_glob_files
+from ink_ls.tools._rg import RgNotFoundError, name_glob_flags, run_rg, unignored_glob_files
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._truncate import MAX_BYTES, format_size, shorten_line
 
@@ -185,6 +185,11 @@ class _Collector:
         return True
 
 
+def _no_matches(args: GrepParams) -> str:
+    where = f" in files matching {args.glob}" if args.glob else ""
+    return f"No matches for {args.pattern}{where}"
+
+
 class GrepTool(Tool[GrepParams]):
     """Searches file contents with ripgrep."""
 
@@ -231,7 +236,10 @@ class GrepTool(Tool[GrepParams]):
         where = relative_for_display(target, context.cwd)
         collector = _Collector(limit=args.limit, context=args.context)
         try:
-            if args.glob:
+            by_name = name_glob_flags(args.glob) if args.glob else None
+            if by_name is not None:
+                flags += by_name  # a file type: ignore rules still apply
+            elif args.glob:
                 # rg's --glob lets a file that .gitignore skips back in: only the files that
                 # the glob names and no ignore rule skips count.
                 files, listed = await unignored_glob_files(
@@ -240,8 +248,7 @@ class GrepTool(Tool[GrepParams]):
                 if listed.cancelled:
                     return ToolResult("Error: grep aborted by user", is_error=True)
                 if not files:
-                    return ToolResult(f"No matches for {args.pattern} in files matching "
-                                      f"{args.glob}")
+                    return ToolResult(_no_matches(args))
                 collector.allowed = set(files)
                 flags += ["--glob", args.glob]
             flags += ["--", args.pattern, where]
@@ -263,7 +270,7 @@ class GrepTool(Tool[GrepParams]):
                 if "regex parse error" in run.stderr and not args.literal:
                     hint = "\nTo search for the text as it is, set literal to true."
                 return ToolResult(f"Error: rg failed: {run.stderr_text()}{hint}", is_error=True)
-            return ToolResult(f"No matches for {args.pattern}")
+            return ToolResult(_no_matches(args))
         notes: list[str] = []
         narrow = "Narrow the search with a more specific pattern, path or glob"
         if collector.cut_by_bytes:

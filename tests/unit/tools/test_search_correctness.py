@@ -48,6 +48,9 @@ async def test_find_honours_gitignore_and_ignore_files(ignored_tree: Path) -> No
     assert (r.output, r.is_error) == ("src/app.py\ntests/test_app.py", False)
     r = await find(ignored_tree, pattern="**/secret.py")
     assert r.output == "No files found matching **/secret.py"
+    # a glob with a / (listing intersected) and one without (a file type): the same rules
+    assert (await find(ignored_tree, pattern="src/*.py")).output == "src/app.py"
+    assert (await find(ignored_tree, pattern="s*.py")).output == "No files found matching s*.py"
     assert (await find(ignored_tree, pattern="*.py", path="src")).output == "src/app.py"
 
 
@@ -55,10 +58,12 @@ async def test_grep_with_a_glob_skips_what_grep_without_one_skips(ignored_tree: 
     plain = await grep(ignored_tree, pattern="token")
     both = ["src/app.py:1: token = 1", "tests/test_app.py:1: token = 5"]
     assert sorted(plain.output.split("\n")) == both
-    for glob in ("*.py", "**/*.py"):
+    for glob in ("*.py", "**/*.py", "{src,tests}/*.py"):
         r = await grep(ignored_tree, pattern="token", glob=glob)
         assert sorted(r.output.split("\n")) == both, glob
-    for glob in ("*.gen.py", "secret.py", "draft.py"):
+    r = await grep(ignored_tree, pattern="token", glob="src/*.py")
+    assert r.output == "src/app.py:1: token = 1"
+    for glob in ("*.gen.py", "secret.py", "draft.py", "gen/*.py", "**/secret.py"):
         r = await grep(ignored_tree, pattern="token", glob=glob)
         assert r.output == f"No matches for token in files matching {glob}"
     r = await grep(ignored_tree, pattern="token", glob="*.py", path="notes")
