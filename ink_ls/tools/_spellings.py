@@ -57,6 +57,12 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def _may_vary(part: str) -> bool:
+    """Whether another name can share `part`'s key: only one with a space, a quote or a
+    non-ASCII character can (so a missing plain name costs no directory listing)."""
+    return not part.isascii() or any(c in part for c in " '\"")
+
+
 def _walk(path: Path) -> list[Path]:
     """Existing paths whose components match `path`'s under `_key` (exact components first)."""
     current = [Path(path.parts[0])]
@@ -67,6 +73,8 @@ def _walk(path: Path) -> list[Path]:
             exact = base / part
             if os.path.lexists(exact):
                 found.append(exact)
+                continue
+            if not _may_vary(part):
                 continue
             try:
                 names = os.listdir(base)
