@@ -123,6 +123,17 @@ def create_progress_params(token: str | int) -> dict[str, Any]:
     return to_json(lsp.WorkDoneProgressCreateParams(token=token))
 
 
+def show_message_params(message: str, *, warning: bool = True) -> dict[str, Any]:
+    """`window/showMessage` params (a Warning unless told otherwise)."""
+    kind = lsp.MessageType.Warning if warning else lsp.MessageType.Info
+    return to_json(lsp.ShowMessageParams(type=kind, message=message))
+
+
+def cancel_request_params(request_id: int | str) -> dict[str, Any]:
+    """`$/cancelRequest` params withdrawing a request the server sent."""
+    return to_json(lsp.CancelParams(id=request_id))
+
+
 def log_message_params(message: str, *, error: bool = False) -> dict[str, Any]:
     kind = lsp.MessageType.Error if error else lsp.MessageType.Warning
     return to_json(lsp.LogMessageParams(type=kind, message=message))
