@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.loop import Agent, AgentOptions
+from ink_ls.agent.events import StopReason
+from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.core.config import ModelSettings
-from ink_ls.core.messages import Message
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
@@ -28,7 +25,7 @@ from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
-from ink_ls.model.base import Model
+from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
@@ -44,43 +41,23 @@ from ink_ls.sessions.store import SessionStore
 
 log = logging.getLogger(__name__)
 
-ModelFactory = Callable[[ModelSettings], Model]
-ToolsFactory = Callable[[Path, tuple[str, ...]], ToolRegistry]
-"""(workspace root, names of environment variables commands must not inherit) → tools."""
-PromptFactory = Callable[[Path, ToolRegistry], str]
-
-_STOPS: dict[str, WireStopReason] = {
+WIRE_STOPS: dict[StopReason, WireStopReason] = {
     "completed": "end_turn",
     "max_tokens": "max_tokens",
     "max_iterations": "max_turn_requests",
     "aborted": "cancelled",
     "error": "error",
 }
-
-
-def _ignore(message: Message) -> None:
-    return None
-
-
-async def _close(model: Model) -> None:
-    close = getattr(model, "aclose", None)
-    if close is not None:
-        try:
-            await close()
-        except Exception:  # a client that fails to close must not break a turn's end
-            log.exception("closing a model client failed")
+"""The agent's stop reasons and the wire's, one to one."""
 
 
 @dataclass
 class HostDeps:
-    """What the host builds per turn; injected so tests can use scripted models and fake tools."""
+    """What the host builds agents with and keeps sessions in (injected so tests can use
+    scripted models and fake tools)."""
 
-    make_model: ModelFactory
-    make_tools: ToolsFactory
-    system_prompt: PromptFactory = lambda cwd, tools: ""
+    factory: AgentFactory
     store: SessionStore | None = None
-    max_turns: int = 100
-    grace_seconds: float = 10.0
 
 
 class Host:
@@ -103,8 +80,6 @@ class Host:
         self.features = features
         self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
-        self._models: dict[ModelSettings, Model] = {}
-        self._in_use: Counter[ModelSettings] = Counter()
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
 
@@ -115,40 +90,20 @@ class Host:
 
     @settings.setter
     def settings(self, settings: InkSettings) -> None:
+        """New settings; the client of replaced model settings closes now if no turn uses it
+        (else when the last turn using it ends: `release_model`)."""
         self._settings = settings
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (never the case in the server): closed at the next turn
+        except RuntimeError:  # no loop (never the case in the server): closed at a turn's end
             return
-        task = loop.create_task(self._close_idle_models())
+        task = loop.create_task(self.close_models(keep=settings.model))
         self._closing_models.add(task)
         task.add_done_callback(self._closing_models.discard)
 
-    def _model_for(self, settings: ModelSettings) -> Model:
-        """One model client per settings, reused across turns (a new client costs ~30 ms of
-        TLS set-up); the caller must `_release` it when its turn ends."""
-        model = self._models.get(settings)
-        if model is None:
-            model = self._models[settings] = self.deps.make_model(settings)
-        self._in_use[settings] += 1
-        return model
-
-    async def _release(self, settings: ModelSettings) -> None:
-        """A turn is done with its model client; close the clients no turn uses any more."""
-        self._in_use[settings] -= 1
-        await self._close_idle_models()
-
-    async def _close_idle_models(self) -> None:
-        """Close the clients of replaced settings that no running turn uses."""
-        current = self._settings.model
-        for settings in [s for s in self._models if s != current and self._in_use[s] <= 0]:
-            del self._in_use[settings]
-            await _close(self._models.pop(settings))
-
     async def close_models(self, *, keep: ModelSettings | None = None) -> None:
-        """Close model clients (all, or all but `keep`'s)."""
-        for settings in [s for s in self._models if s != keep]:
-            await _close(self._models.pop(settings))
+        """Close the model clients no turn uses (all of them but `keep`'s)."""
+        await self.deps.factory.close_models(keep=keep)
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -161,7 +116,7 @@ class Host:
         await self.sessions.close(params.session_id, delete=params.delete)
 
     def tools(self) -> ToolsResult:
-        registry = self.deps.make_tools(self.cwd, self._secret_env())
+        registry = self.deps.factory.tools(self.cwd, self.settings.model)
         return ToolsResult(
             tools=[
                 ToolInfo(
@@ -173,12 +128,6 @@ class Host:
                 for t in registry
             ]
         )
-
-    def _secret_env(self) -> tuple[str, ...]:
-        names = ["INK_API_KEY", "OPENAI_API_KEY"]
-        if self.settings.model.api_key_env:
-            names.append(self.settings.model.api_key_env)
-        return tuple(names)
 
     # ---- cancel -------------------------------------------------------------------------------
 
@@ -228,7 +177,7 @@ class Host:
         # the turn from the token alone.
         token = f"ink-{session.session_id}-{turn_id}"
         try:
-            await self.client.request(PROGRESS_CREATE, {"token": token})
+            await self.client.request(PROGRESS_CREATE, lsp.create_progress_params(token))
         except Exception as exc:  # the client refused: run without progress
             log.info("progress token refused: %s", exc)
             return None
@@ -281,30 +230,26 @@ class Host:
                 self.client, self.features, self.documents, self.cwd, settings.approval,
                 prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
-            tools = self.deps.make_tools(self.cwd, self._secret_env())
-            options = AgentOptions(
-                cwd=self.cwd,
-                system_prompt=self.deps.system_prompt(self.cwd, tools),
-                max_turns=self.deps.max_turns,
-                grace_seconds=self.deps.grace_seconds,
-            )
-            model = self._model_for(settings.model)
+            factory = self.deps.factory
+            model = factory.acquire_model(settings.model)
             try:
-                agent = Agent(
-                    model,
-                    tools,
-                    options,
+                agent = factory.build(
+                    settings=settings.model,
+                    cwd=self.cwd,
+                    front=FrontEnd(
+                        gate=gate,
+                        writer=writer,
+                        files=self.documents,
+                        on_event=reporter.on_event,
+                        on_message=session.record,
+                    ),
                     history=session.messages,
-                    gate=gate,
-                    files=self.documents,
-                    writer=writer,
-                    on_event=reporter.on_event,
-                    on_message=session.stored.append if session.stored else _ignore,
+                    model=model,
                 )
                 result = await agent.run(prompt, turn.controller.signal)
             finally:
-                await self._release(settings.model)
-            stop = _STOPS[result.stop_reason]
+                await factory.release_model(settings.model, current=self.settings.model)
+            stop = WIRE_STOPS[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")

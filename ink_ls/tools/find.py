@@ -7,13 +7,15 @@ It never reads file contents or changes anything.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, text_arg
 from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, unignored_glob_files
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -88,7 +90,10 @@ class FindTool(Tool[FindParams]):
     )
     params_model = FindParams
     concurrency_safe = True
+    kind = "search"
 
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        return f"find {text_arg(args, 'pattern')}".rstrip()
     def access(self, args: FindParams, cwd: Path) -> Access:
         return Access(reads=frozenset({located_real(args.path or ".", cwd)}))
 

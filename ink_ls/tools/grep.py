@@ -9,13 +9,15 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ConfigDict, Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, name_glob_flags, run_rg, unignored_glob_files
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -204,6 +206,11 @@ class GrepTool(Tool[GrepParams]):
     )
     params_model = GrepParams
     concurrency_safe = True
+    kind = "search"
+
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        path = shown_path(text_arg(args, "path"), cwd)
+        return f'grep "{text_arg(args, "pattern")}" {path}'.rstrip()
 
     def access(self, args: GrepParams, cwd: Path) -> Access:
         return Access(reads=frozenset({located_real(args.path or ".", cwd)}))

@@ -240,8 +240,8 @@ async def test_a_final_reply_cut_at_the_token_limit_reports_max_tokens_and_exits
     assert (end["type"], end["stop_reason"], end["text"]) == (
         "run_end", "max_tokens", "The answer begins and then")
     assert run.stderr == (
-        "ink-ls run: the model's reply was cut at its output-token limit (max_tokens); the "
-        "answer may be incomplete\n")
+        "ink-ls run: the answer was cut at the output-token limit (raise INK_MAX_TOKENS or ask "
+        "for a shorter answer)\n")
 
 
 async def test_the_live_view_says_max_tokens_too(
@@ -254,8 +254,8 @@ async def test_the_live_view_says_max_tokens_too(
     assert "The answer begins and then" in out.decode()
     summary = err.decode().splitlines()[-2:]
     assert summary[0].startswith("max_tokens · ")
-    assert summary[1] == ("ink-ls run: the model's reply was cut at its output-token limit "
-                          "(max_tokens); the answer may be incomplete")
+    assert summary[1] == ("ink-ls run: the answer was cut at the output-token limit (raise "
+                          "INK_MAX_TOKENS or ask for a shorter answer)")
 
 
 async def test_a_failing_endpoint_exits_1_with_the_reason_and_never_the_key(
