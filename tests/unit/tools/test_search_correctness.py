@@ -137,7 +137,9 @@ async def test_a_cancelled_call_starts_no_process(
     calls = [
         (GrepTool(), GrepParams(pattern="hit")),
         (GrepTool(), GrepParams(pattern="hit", glob="*.py")),
+        (GrepTool(), GrepParams(pattern="hit", glob="src/*.py")),  # the two-walk path
         (FindTool(), FindParams(pattern="*.py")),
+        (FindTool(), FindParams(pattern="src/*.py")),
     ]
     for tool, params in calls:
         r = await tool.execute(params, ctrl.signal, ToolContext("c", work))  # type: ignore[attr-defined]
