@@ -11,6 +11,7 @@ from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
 
+from ink_ls.core.hidden_env import hide_env
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import uri_to_path
 from ink_ls.editor.host import Host
@@ -74,6 +75,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         state.documents.encoding = str(getattr(encoding, "value", encoding))
         settings, problems = parse_settings(_ink_section(params.initialization_options))
         warn_settings(client, problems)
+        hide_env([settings.model.api_key_env or ""])  # out of reach of commands from now on
         state.host = Host(
             client,
             state.deps,
@@ -91,6 +93,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         settings: InkSettings
         settings, problems = parse_settings(raw, base=state.host.settings)
         warn_settings(client, problems)
+        hide_env([settings.model.api_key_env or ""])
         state.host.settings = settings
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
