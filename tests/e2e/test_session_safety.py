@@ -1,5 +1,5 @@
 """Sessions when the store cannot be written (a real full or read-only tmpfs as the state
-directory): the user is told (a `warning` update; a message and exit 4 from `ink-ls run`), the
+directory): the user is told (a `warning` update; a message and exit 5 from `ink-ls run`), the
 turn goes on, history waits in memory and is written once the store takes writes again; no
 traceback on stderr. New session ids never collide, even in a burst."""
 
@@ -68,7 +68,7 @@ async def test_server_read_only_store_warns_and_the_turn_goes_on(
         await client.stop()
 
 
-async def test_cli_full_store_says_so_and_exits_4(
+async def test_cli_full_store_says_so_and_exits_5(
     ink: Callable[..., Any], fake: FakeModelServer, tmp_path: Path  # noqa: F811
 ) -> None:
     with small_tmpfs(tmp_path / "state") as state:
@@ -76,7 +76,7 @@ async def test_cli_full_store_says_so_and_exits_4(
         fill(state)
         fake.push(text("the answer"))
         run: Run = await ink("--json", "a question")
-        assert await run.finish() == 4
+        assert await run.finish() == 5
         assert run.events[-1]["type"] == "run_end"
         assert run.events[-1]["text"] == "the answer"
         sid = run.events[-1]["session_id"]
