@@ -75,7 +75,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         state.documents.encoding = str(getattr(encoding, "value", encoding))
         settings, problems = parse_settings(_ink_section(params.initialization_options))
         warn_settings(client, problems)
-        hide_env([settings.model.api_key_env or ""])  # out of reach of commands from now on
+        hide_env(settings.model.secret_env_names())  # out of reach of commands from now on
         state.host = Host(
             client,
             state.deps,
@@ -93,7 +93,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         settings: InkSettings
         settings, problems = parse_settings(raw, base=state.host.settings)
         warn_settings(client, problems)
-        hide_env([settings.model.api_key_env or ""])
+        hide_env(settings.model.secret_env_names())
         state.host.settings = settings
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
