@@ -2,8 +2,10 @@
 
 `InkProtocol` makes `ink/*` traffic plain JSON (params reach handlers as dicts, results go out
 as given), answers a `$/cancelRequest` of a prompt by cancelling its turn, and never lets a
-traceback cross the wire. `InkServer` reads frames with `protocol.framing` (never deaf after a
-bad frame) and answers every malformed message with a plain JSON-RPC error.
+traceback cross the wire; its `refusal` names the well-formed requests it must not handle (a
+notification method with an id, a second `initialize`, anything after `shutdown`). `InkServer`
+serves through `handlers.wire.StrictWire` (never deaf after a bad frame; every malformed
+message answered with a plain JSON-RPC error).
 """
 
 from __future__ import annotations

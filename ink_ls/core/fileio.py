@@ -15,7 +15,9 @@ writer's disk path) goes through it, so the guarantees hold for every front end:
 
 It lives in `core` (not `tools`) because `core.tool.DiskWriter`, the default writer of every
 tool call, needs it and `core` imports nothing above it. Hard links of the target are not
-kept (the rename gives the path a new inode), nor are extended attributes.
+kept (the rename gives the path a new inode), nor are extended attributes; a file whose
+directory does not let us create the temp file (or a bind-mounted single file) is refused
+rather than overwritten in place.
 """
 
 from __future__ import annotations
