@@ -35,9 +35,10 @@ from ink_ls.protocol.models import (
     SessionPromptResult,
     ToolInfo,
     ToolsResult,
+    WarningUpdate,
     WireStopReason,
 )
-from ink_ls.sessions.store import SessionStore
+from ink_ls.sessions.store import Session, SessionStore, unsaved_message
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,22 @@ WIRE_STOPS: dict[StopReason, WireStopReason] = {
     "error": "error",
 }
 """The agent's stop reasons and the wire's, one to one."""
+
+
+def _warn_unsaved(stored: Session | None, reporter: TurnReporter) -> None:
+    """Warn now if the session is not saved, and whenever saving starts failing."""
+    if stored is None:
+        return
+
+    def on_save(session: Session, reason: str | None) -> None:
+        if reason is not None:
+            reporter.send(WarningUpdate(message=unsaved_message(session.id, reason)))
+
+    stored.on_save = on_save
+    before = stored.save_error
+    stored.save()  # what an earlier turn could not write goes out now if it can
+    if before is not None and stored.save_error is not None:  # still failing: say it again
+        on_save(stored, stored.save_error)
 
 
 @dataclass
@@ -232,6 +249,7 @@ class Host:
             )
             factory = self.deps.factory
             model = factory.acquire_model(settings.model)
+            _warn_unsaved(session.stored, reporter)
             try:
                 agent = factory.build(
                     settings=settings.model,
@@ -254,6 +272,9 @@ class Host:
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")
             stop, error = "error", f"internal error: {exc}"
+        finally:
+            if session.stored is not None:
+                session.stored.on_save = None  # the next turn reports to its own reporter
         if stop != "error":
             error = None
         reporter.end(stop, error)

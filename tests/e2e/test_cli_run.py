@@ -4,6 +4,7 @@ workspace, `INK_STATE_DIR` in a temp dir. Stdout in `--json` mode must be JSON l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -160,15 +161,21 @@ async def test_sigkill_during_a_tool_call_then_the_session_continues(
 ) -> None:
     fifo = tmp_path / "pid.fifo"
     os.mkfifo(fifo)
-    fake.push(tool("bash", {"command": f"echo $$ > {fifo}; exec sleep 30"}, call_ids=["c_b"]))
+    fake.push(tool("bash", {"command": f"echo $$ > {fifo}; exec sleep 300"}, call_ids=["c_b"]))
     run: Run = await ink("--json", "--approval", "auto", "--session", "work", "run the sleeper")
     await run.until(lambda e: e["type"] == "tool_running")
     pid = await read_pid_from_fifo(fifo)  # the command is really running now
     try:
         run.proc.send_signal(signal.SIGKILL)
         assert await run.finish() == -signal.SIGKILL
+        # no handler runs on SIGKILL: the watchdog ends the command all the same
+        deadline = asyncio.get_running_loop().time() + 10.0  # far less than the sleep
+        while not gone(pid):
+            assert asyncio.get_running_loop().time() < deadline, "the command survived kill -9"
+            await asyncio.sleep(0.02)
     finally:
-        os.killpg(pid, signal.SIGKILL)  # a SIGKILLed parent cannot clean up its children
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
 
     fake.push(text("It was interrupted; nothing else to do."))
     again: Run = await ink("--json", "--approval", "auto", "--session", "work", "go on")
@@ -181,7 +188,7 @@ async def test_sigkill_during_a_tool_call_then_the_session_continues(
         {"role": "assistant", "content": None, "tool_calls": [{
             "id": "c_b", "type": "function", "function": {
                 "name": "bash",
-                "arguments": json.dumps({"command": f"echo $$ > {fifo}; exec sleep 30"})}}]},
+                "arguments": json.dumps({"command": f"echo $$ > {fifo}; exec sleep 300"})}}]},
         {"role": "tool", "tool_call_id": "c_b", "content": INTERRUPTED},
         {"role": "user", "content": "go on"},
     ]
