@@ -34,7 +34,9 @@ class BatchEnv:
     budget: ConcurrencyBudget | None = None
     """The process-wide budget; None means only the per-chunk window limits concurrency."""
     path_aware: bool = False
-    """Spec §9 (opt-in): calls with declared, disjoint paths overlap even if not safe."""
+    """Calls with declared, disjoint paths overlap even if not safe. The agent always sets it
+    from `AgentOptions.path_aware`, which is True by default; False here keeps a bare
+    `BatchEnv` (as tests build it) on flag-only planning."""
 
 
 def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
