@@ -184,12 +184,14 @@ class Batch:
         self._adopt(calls)
         self._ctrl.cancel(reason)
         await self._drain()
+        for i in range(self._prefix):  # replace what the started calls returned, then deliver
+            self.results[i] = make(self.calls[i])
         self._closed = True
-        for i, call in enumerate(self.calls):
-            if i >= self._prefix:
-                self._tool_start(call, pipeline.decode_arguments(call.arguments))
-            self.results[i] = make(call)
-            self._flush()
+        self._flush()
+        for i in range(self._prefix, len(self.calls)):  # never registered: start, then end
+            call = self.calls[i]
+            self._tool_start(call, pipeline.decode_arguments(call.arguments))
+            self._set(i, make(call))
         return self._finish()
 
     async def abort(self) -> list[CallResult]:
