@@ -66,6 +66,9 @@ class MessagePrompter:
             "type": WARNING,
             "message": question_message(question),
             "actions": action_items(self._features),
+            # extra member (LSP clients ignore it): lets a chat view show the question on
+            # the call it is about (protocol.md, Approvals)
+            "ink": {"toolCallId": question.tool_call_id},
         }
         answer = await self._client.request(SHOW_MESSAGE_REQUEST, params)
         return choice_of(answer)

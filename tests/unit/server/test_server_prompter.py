@@ -68,3 +68,4 @@ async def test_prompter_sends_a_warning_request() -> None:
     assert method == "window/showMessageRequest"
     assert params["type"] == 2
     assert params["message"] == "Ink wants to run a command:\nnpm test"
+    assert params["ink"] == {"toolCallId": question().tool_call_id}
