@@ -21,17 +21,17 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from ink_ls import __version__
+from ink_ls.agent.prompt import build_system_prompt
+from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.host import HostDeps
 from ink_ls.handlers import ink, lifecycle
-from ink_ls.handlers._state import ServerState
+from ink_ls.handlers.state import ServerState
 from ink_ls.model.client import OpenAIClient
-from ink_ls.model.prompt import build_system_prompt
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import PARSE_ERROR
 from ink_ls.sessions.store import SessionStore
-from ink_ls.tools._process import install_exit_cleanup
-from ink_ls.tools.base import ToolRegistry
 from ink_ls.tools.builtin import builtin_tools
+from ink_ls.tools.processes import install_exit_cleanup
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
-from ink_ls.agent.signal import NEVER, CancelSignal
+from ink_ls.core.signal import NEVER, CancelSignal
 
 DEFAULT_LIMIT = 8
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ink_ls.agent.messages import AssistantMessage, ContentBlock, Usage
+from ink_ls.core.messages import AssistantMessage, ContentBlock, Usage
 
 StopReason = Literal["completed", "max_iterations", "aborted", "error"]
 

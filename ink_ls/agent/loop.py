@@ -29,7 +29,9 @@ from ink_ls.agent.events import (
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
-from ink_ls.agent.messages import (
+from ink_ls.agent.pipeline import CallResult
+from ink_ls.agent.scheduler import BatchEnv, run_batch
+from ink_ls.core.messages import (
     AssistantMessage,
     Message,
     ToolCall,
@@ -38,11 +40,9 @@ from ink_ls.agent.messages import (
     UserMessage,
     user_text,
 )
-from ink_ls.agent.pipeline import CallResult
-from ink_ls.agent.scheduler import BatchEnv, run_batch
-from ink_ls.agent.signal import NEVER, CancelSignal
+from ink_ls.core.signal import NEVER, CancelSignal
+from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
 from ink_ls.model.base import Model, ModelError, ModelRequest, ReplyDone, TextDelta
-from ink_ls.tools.base import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
 
 log = logging.getLogger(__name__)
 

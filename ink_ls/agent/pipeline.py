@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
-from ink_ls.agent.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools.base import AnyTool, ChangeRejectedError, ToolContext, ToolParams, ToolRegistry
+from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import AnyTool, ChangeRejectedError, ToolContext, ToolParams, ToolRegistry
 
 MAX_SCHEMA_ERRORS = 5
 INTERRUPTED = "(interrupted before this tool ran)"

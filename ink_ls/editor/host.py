@@ -15,9 +15,10 @@ from pathlib import Path
 
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.loop import Agent, AgentOptions
-from ink_ls.agent.messages import Message
-from ink_ls.agent.signal import CancelController
-from ink_ls.config import ModelSettings
+from ink_ls.core.config import ModelSettings
+from ink_ls.core.messages import Message
+from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
@@ -42,7 +43,6 @@ from ink_ls.protocol.models import (
     WireStopReason,
 )
 from ink_ls.sessions.store import SessionStore
-from ink_ls.tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
 

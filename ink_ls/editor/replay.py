@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ink_ls.agent.messages import (
+from ink_ls.agent.pipeline import arguments_object, decode_arguments
+from ink_ls.core.messages import (
     AssistantMessage,
     ImageBlock,
     Message,
@@ -22,7 +23,6 @@ from ink_ls.agent.messages import (
     UserMessage,
     text_of,
 )
-from ink_ls.agent.pipeline import arguments_object, decode_arguments
 from ink_ls.editor.client import EditorClient
 from ink_ls.editor.context import split_context
 from ink_ls.editor.sessions import LiveSession

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ink_ls.agent.messages import Message
-from ink_ls.agent.signal import CancelController
+from ink_ls.core.messages import Message
+from ink_ls.core.signal import CancelController
 from ink_ls.protocol.errors import session_not_found
 from ink_ls.protocol.models import SessionInfo
 from ink_ls.sessions.store import Session, SessionError, SessionStore

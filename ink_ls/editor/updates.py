@@ -24,7 +24,7 @@ from ink_ls.agent.events import (
     ToolSettledEvent,
     ToolStartEvent,
 )
-from ink_ls.agent.messages import ImageBlock, TextBlock, Usage, text_of
+from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
 from ink_ls.editor.client import EditorClient
 from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
 from ink_ls.protocol.models import (

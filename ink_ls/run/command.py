@@ -19,15 +19,15 @@ from rich.console import Console
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import EventSink
 from ink_ls.agent.loop import Agent, AgentOptions, RunResult
-from ink_ls.agent.signal import CancelController
-from ink_ls.config import ApprovalMode, ConfigError, ModelSettings
+from ink_ls.agent.prompt import build_system_prompt
+from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
+from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import DiskWriter, FileWriter, ToolRegistry
 from ink_ls.model.client import OpenAIClient
-from ink_ls.model.prompt import build_system_prompt
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore
-from ink_ls.tools.base import DiskWriter, FileWriter, ToolRegistry
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -193,7 +193,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
     try:
         result = await agent.run(setup.prompt, controller.signal)
     except asyncio.CancelledError:
-        from ink_ls.tools._process import kill_all_tracked
+        from ink_ls.tools.processes import kill_all_tracked
 
         kill_all_tracked()
         err.print("stopped without waiting for running tools", style="yellow")

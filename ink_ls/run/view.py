@@ -38,7 +38,7 @@ from ink_ls.agent.events import (
     ToolSettledEvent,
     ToolStartEvent,
 )
-from ink_ls.agent.messages import text_of
+from ink_ls.core.messages import text_of
 
 RowState = Literal["queued", "running", "done", "failed"]
 TAIL_LINES = 8

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools._diff import numbered_diff
-from ink_ls.tools.base import ToolContext, ToolResult
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import ToolContext, ToolResult
+from ink_ls.tools.diffs import numbered_diff
 
 
 async def write_change(

@@ -18,10 +18,10 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.tools import _process
 from ink_ls.tools._output import LOG_BYTES, MAX_BYTES, MAX_LINES, StreamCapture, format_output
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolResult
 
 SECRET_ENV_VARS: set[str] = {"INK_API_KEY", "OPENAI_API_KEY"}
 """Environment variables never passed to commands. Add the configured API key variable here."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ink_ls.tools.base import AnyTool
+from ink_ls.core.tool import AnyTool
 from ink_ls.tools.bash import BashTool
 from ink_ls.tools.edit import EditTool
 from ink_ls.tools.find import FindTool

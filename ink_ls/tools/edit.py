@@ -10,13 +10,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ink_ls.agent.signal import CancelledError, CancelSignal
+from ink_ls.core.signal import CancelledError, CancelSignal
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.tools._change import diff_display, write_change
-from ink_ls.tools._diff import closest_region, numbered
 from ink_ls.tools._locks import file_lock
 from ink_ls.tools._paths import real, resolve
 from ink_ls.tools._textfile import TextFile, TextFileError, load
-from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.tools.diffs import closest_region, numbered
 
 
 class EditItem(BaseModel):

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.tools._paths import real, relative_for_display, resolve
 from ink_ls.tools._rg import RgNotFoundError, run_rg
 from ink_ls.tools._truncate import MAX_BYTES
-from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000

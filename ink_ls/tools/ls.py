@@ -13,10 +13,10 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.tools._paths import real, resolve
 from ink_ls.tools._truncate import MAX_BYTES, head_lines
-from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
 
 DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000

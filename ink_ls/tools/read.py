@@ -19,8 +19,9 @@ from typing import BinaryIO
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from ink_ls.agent.messages import ImageBlock, TextBlock
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.messages import ImageBlock, TextBlock
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
 from ink_ls.tools._paths import real, resolve, shell_quote
 from ink_ls.tools._truncate import (
@@ -31,7 +32,6 @@ from ink_ls.tools._truncate import (
     format_size,
     scan_window,
 )
-from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
 
 _BINARY_SNIFF = 8 * 1024
 _MAX_IMAGE_FILE = 64 * 1024 * 1024

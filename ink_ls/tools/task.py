@@ -11,8 +11,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolResult
 
 MAX_ANSWER_BYTES = 50 * 1024
 

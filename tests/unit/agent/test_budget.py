@@ -9,8 +9,8 @@ from agent_fakes import CWD, Board, ReadTool, Recorder, call
 
 from ink_ls.agent.budget import ConcurrencyBudget, configure_default_budget, default_budget
 from ink_ls.agent.scheduler import BatchEnv, run_batch
-from ink_ls.agent.signal import CancelController
-from ink_ls.tools.base import ToolRegistry
+from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import ToolRegistry
 
 
 async def spin(n: int = 20) -> None:

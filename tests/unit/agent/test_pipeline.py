@@ -11,11 +11,11 @@ from pydantic import ConfigDict, Field
 
 from ink_ls.agent import pipeline
 from ink_ls.agent.gate import GateBlock, GateRequest
-from ink_ls.agent.messages import ImageBlock, TextBlock, ToolCall
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import BatchEnv, run_batch
-from ink_ls.agent.signal import CancelController, CancelSignal
-from ink_ls.tools.base import (
+from ink_ls.core.messages import ImageBlock, TextBlock, ToolCall
+from ink_ls.core.signal import CancelController, CancelSignal
+from ink_ls.core.tool import (
     ChangeRejectedError,
     Tool,
     ToolContext,

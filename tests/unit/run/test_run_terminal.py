@@ -20,12 +20,12 @@ from ink_ls.agent.events import (
     ToolSettledEvent,
     ToolStartEvent,
 )
-from ink_ls.agent.messages import AssistantMessage, TextBlock, Usage
-from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.messages import AssistantMessage, TextBlock, Usage
+from ink_ls.core.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter, parse_answer
 from ink_ls.run.view import TerminalView, summarize_args
-from ink_ls.tools.base import ChangeRejectedError
 
 
 def plain_console() -> tuple[Console, io.StringIO]:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from ink_ls.agent.signal import NEVER, CancelController
+from ink_ls.core.signal import NEVER, CancelController
+from ink_ls.core.tool import ToolContext, ToolResult
 from ink_ls.tools import _process, bash
-from ink_ls.tools.base import ToolContext, ToolResult
 from ink_ls.tools.bash import BashParams, BashTool
 
 LOG_RE = re.compile(r"Full output: (\S+/ink-output-[0-9a-f-]{36}\.log) ")

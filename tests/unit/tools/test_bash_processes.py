@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.signal import CancelController
+from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import ToolContext, ToolResult
 from ink_ls.tools import _process
-from ink_ls.tools.base import ToolContext, ToolResult
 from ink_ls.tools.bash import BashParams, BashTool
 from tests.unit.tools.proc_checks import running
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from ink_ls.tools.base import DuplicateToolError, ToolRegistry
+from ink_ls.core.tool import DuplicateToolError, ToolRegistry
 from ink_ls.tools.builtin import builtin_tools
 from ink_ls.tools.read import ReadTool
 

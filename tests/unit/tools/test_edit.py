@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
-from ink_ls.tools import _locks
-from ink_ls.tools.base import (
+from ink_ls.core.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.tool import (
     Access,
     ChangeRejectedError,
     DiskWriter,
@@ -18,6 +17,7 @@ from ink_ls.tools.base import (
     ToolContext,
     ToolResult,
 )
+from ink_ls.tools import _locks
 from ink_ls.tools.edit import EditParams, EditTool
 
 SOURCE = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ink_ls.agent.signal import NEVER, CancelController
+from ink_ls.core.signal import NEVER, CancelController
+from ink_ls.core.tool import Access, DiskWriter, ToolContext, ToolResult
 from ink_ls.tools import _locks
-from ink_ls.tools.base import Access, DiskWriter, ToolContext, ToolResult
 from ink_ls.tools.edit import EditParams, EditTool
 from ink_ls.tools.write import WriteParams, WriteTool
 

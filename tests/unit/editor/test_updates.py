@@ -14,7 +14,7 @@ from ink_ls.agent.events import (
     ToolSettledEvent,
     ToolStartEvent,
 )
-from ink_ls.agent.messages import AssistantMessage, ImageBlock, TextBlock, Usage
+from ink_ls.core.messages import AssistantMessage, ImageBlock, TextBlock, Usage
 from ink_ls.editor.updates import TurnReporter, tool_title
 
 CWD = Path("/ws")

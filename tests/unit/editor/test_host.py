@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from ink_ls.agent.messages import AssistantMessage, ToolCall, Usage
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.config import ModelSettings
+from ink_ls.core.config import ModelSettings
+from ink_ls.core.messages import AssistantMessage, ToolCall, Usage
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.host import Host, HostDeps
@@ -20,7 +21,6 @@ from ink_ls.editor.settings import InkSettings
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem, TextDelta
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError
 from ink_ls.protocol.models import SessionPromptParams
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 
 
 class Script:

@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from ink_ls.agent.messages import ContentBlock
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.messages import ContentBlock
+from ink_ls.core.signal import CancelSignal
 
 
 class ToolError(Exception):

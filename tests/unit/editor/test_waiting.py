@@ -11,7 +11,7 @@ import pytest
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
 from ink_ls.agent.events import ToolRunningEvent, ToolSettledEvent, ToolStartEvent
-from ink_ls.agent.signal import NEVER, CancelSignal
+from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.updates import TurnReporter
