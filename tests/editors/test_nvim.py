@@ -117,6 +117,12 @@ UNIT_CASES = [
     "review: a buffer changed during the review is not overwritten (truthful answer)",
     "review: an undecided review is closed unapplied when the approval time is up",
     "approval: the real vim.ui.select answers with the chosen action or vim.NIL",
+    "chat: calls fold their output, a task's sub-agent calls nest in its fold, refused and failed"
+    " calls are told apart",
+    "chat: a command approval is answered in place; the picker and the chat close each other",
+    "chat: an edit review answered from the chat closes its diff; answered in the diff, the chat"
+    " stops asking",
+    "chat: usage and context share in the winbar; float layout; bad layouts are refused",
     ":help ink has valid tags for every command",
     ":InkLog shows the transcript in a split",
     "checkhealth ink without a running server: version from the command, endpoint down",
@@ -152,7 +158,9 @@ def test_a_hanging_script_is_killed_and_fails(tmp_path: Path) -> None:
 APP = "def main():\n    x = 1\n    return x\n"
 README = "# Demo\n\nStart the project with `make start`.\n"
 ANSWER = "Start it with `make start`, then open http://localhost:8000."
-CHAT_ANSWER = "Done. Run it with:\n\n```python\nfrom app import main\nprint(main())\n```\n\nIt prints `2`."
+CHAT_ANSWER = (
+    "Done. Run it with:\n\n```python\nfrom app import main\nprint(main())\n```\n\nIt prints `2`."
+)
 
 
 def _content(message: dict[str, Any]) -> str:
