@@ -218,9 +218,9 @@ end)
 
 H.case('dump of the chat buffer', function()
   local out = { '# :Ink chat buffer, folds closed (as shown)', '' }
-  vim.list_extend(out, chat_render.dump(true))
+  vim.list_extend(out, require('ink.chat_folds').dump(true))
   vim.list_extend(out, { '', '# the same with every fold open', '' })
-  vim.list_extend(out, chat_render.dump(false))
+  vim.list_extend(out, require('ink.chat_folds').dump(false))
   out[#out + 1] = ''
   out[#out + 1] = 'winbar: ' .. vim.wo[chat_window.windows()].winbar:gsub('%%%%', '%%')
   H.write(dump_path, table.concat(out, '\n') .. '\n')

@@ -62,8 +62,8 @@ local function chat_window_options(win)
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber = true, true, false, false
   wo.signcolumn = 'yes:1'
   wo.foldmethod = 'expr'
-  wo.foldexpr = "v:lua.require'ink.chat_render'.foldexpr()"
-  wo.foldtext = "v:lua.require'ink.chat_render'.foldtext()"
+  wo.foldexpr = "v:lua.require'ink.chat_folds'.foldexpr()"
+  wo.foldtext = "v:lua.require'ink.chat_folds'.foldtext()"
   wo.foldlevel = 0
   wo.foldenable = true
   wo.fillchars = 'fold: '
