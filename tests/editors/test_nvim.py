@@ -343,8 +343,12 @@ def test_chat_buffer_against_the_real_server(tmp_path: Path) -> None:
     """:Ink end to end; INK_UPDATE_DOCS=1 also refreshes docs/nvim-chat.txt from the run."""
     ws = _workspace(tmp_path)
     dump = tmp_path / "nvim-chat.txt"
+    screen = tmp_path / "nvim-chat-screen.txt"
+    env = {"INK_TEST_DUMP": str(dump)}
+    if os.environ.get("INK_UPDATE_DOCS") == "1":
+        env["INK_TEST_SCREEN"] = str(screen)  # a real UI in tmux: docs only
     with FakeModelServer() as model:
-        run = _run_with_model("chat_spec.lua", tmp_path, ws, model, INK_TEST_DUMP=str(dump))
+        run = _run_with_model("chat_spec.lua", tmp_path, ws, model, **env)
     assert_passed(run, CHAT_CASES)
     # what the model read back: the command ran (allowed in the chat), the edit was applied
     # (accepted in the chat)
@@ -361,3 +365,6 @@ def test_chat_buffer_against_the_real_server(tmp_path: Path) -> None:
     assert "✓ ▸ edit app.py  ‹done · " in shown
     if os.environ.get("INK_UPDATE_DOCS") == "1":
         DOCS_DUMP.write_text(shown)
+        for suffix in ("", ".ansi"):
+            target = REPO / "docs" / f"nvim-chat-screen.txt{suffix}"
+            target.write_text(Path(f"{screen}{suffix}").read_text())

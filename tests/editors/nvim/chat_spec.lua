@@ -216,6 +216,38 @@ H.case('<CR> on a call opens its file, or its diff', function()
   H.eq(1, #vim.api.nvim_list_tabpages(), 'q closes the diff tab')
 end)
 
+--- Attaches a real UI (`nvim --remote-ui` in a detached tmux session) to this headless
+--- Neovim and saves what it shows: `path` as plain text, `path`.ansi with colours.
+---@param path string
+local function capture_screen(path)
+  local sock = vim.fn.tempname()
+  local addr = vim.fn.serverstart(vim.fn.tempname())
+  local function tmux(args)
+    return vim.system(vim.list_extend({ 'tmux', '-S', sock }, args)):wait()
+  end
+  tmux({ 'new-session', '-d', '-x', '150', '-y', '30', vim.v.progpath, '--remote-ui', '--server', addr })
+  local ok, err = pcall(function()
+    H.wait_for(function()
+      return #vim.api.nvim_list_uis() > 0
+    end, 'the UI in tmux')
+    vim.cmd('silent! tabonly')
+    local cw = assert(chat_window.windows())
+    vim.api.nvim_win_set_width(cw, 72)
+    vim.api.nvim_win_call(cw, function()
+      vim.fn.winrestview({ topline = 1, lnum = 1 })
+    end)
+    vim.cmd('echo "" | redraw!')
+    H.wait_for(function()
+      return (tmux({ 'capture-pane', '-p' }).stdout or ''):find('▸ edit app.py', 1, true)
+    end, 'the chat on the tmux screen')
+    H.write(path, tmux({ 'capture-pane', '-p' }).stdout)
+    H.write(path .. '.ansi', tmux({ 'capture-pane', '-p', '-e' }).stdout)
+  end)
+  tmux({ 'kill-server' })
+  vim.fn.serverstop(addr)
+  assert(ok, err)
+end
+
 H.case('dump of the chat buffer', function()
   local out = { '# :Ink chat buffer, folds closed (as shown)', '' }
   vim.list_extend(out, require('ink.chat_folds').dump(true))
@@ -225,6 +257,10 @@ H.case('dump of the chat buffer', function()
   out[#out + 1] = 'winbar: ' .. vim.wo[chat_window.windows()].winbar:gsub('%%%%', '%%')
   H.write(dump_path, table.concat(out, '\n') .. '\n')
   H.contains(table.concat(out, '\n'), '✓ ▸ bash: echo chat > ran.txt  ‹')
+  local screen = os.getenv('INK_TEST_SCREEN')
+  if screen then -- docs only (INK_UPDATE_DOCS=1): the real screen, through a UI in tmux
+    capture_screen(screen)
+  end
 end)
 
 H.case(':InkSessions resumes a past session in the chat; the next prompt continues it', function()
