@@ -43,9 +43,9 @@ local function type_in_chat(row, keys)
   vim.api.nvim_feedkeys(vim.keycode(keys), 'x', false)
 end
 
---- Types a prompt into the input area and sends it with <C-s> from insert mode; `during`
---- runs while the turn goes on. Returns the prompt result.
-local function send(prompt, during)
+--- Types a prompt into the input area and sends it with <C-s> from insert mode (or, with
+--- `normal`, <CR> in normal mode); `during` runs while the turn goes on. Returns the result.
+local function send(prompt, during, normal)
   local done
   local id = vim.api.nvim_create_autocmd('User', {
     pattern = 'InkTurnEnd',
@@ -56,7 +56,7 @@ local function send(prompt, during)
   })
   local _, input = chat_window.windows()
   vim.api.nvim_set_current_win((assert(input, 'the input window')))
-  vim.api.nvim_feedkeys(vim.keycode('i' .. prompt .. '<C-s>'), 'x', false)
+  vim.api.nvim_feedkeys(vim.keycode('i' .. prompt .. (normal and '<Esc><CR>' or '<C-s>')), 'x', false)
   if during then
     local ok, err = pcall(during)
     if not ok then
@@ -291,7 +291,7 @@ H.case(':InkSessions resumes a past session in the chat; the next prompt continu
   H.contains(text, '> resumed · ')
   H.eq('✓', deco(row_of('▸ edit app.py')).sign)
   H.contains(vim.wo[chat_window.windows()].winbar, 'Ink · [case:chat] tour the project · 40 in · 20 out')
-  local result = send('[case:chat-more] and now?')
+  local result = send('[case:chat-more] and now?', nil, true)
   H.eq(first_session, result.sessionId, 'continued the resumed session')
   H.contains(table.concat(lines(), '\n'), '## You · README.md\n\n[case:chat-more] and now?\n\n## Ink\n\nStill two.')
 end)

@@ -295,7 +295,8 @@ function M.open()
     return true
   end
   local target = calls.target(call.input, root)
-  if target and vim.uv.fs_stat(target.path) then
+  local stat = target and vim.uv.fs_stat(target.path)
+  if target and stat and stat.type == 'file' then
     window.open_file(target.path, target.line)
     return true
   end
