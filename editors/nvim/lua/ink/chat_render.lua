@@ -50,10 +50,31 @@ function M.buf()
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'markdown'
   vim.bo[buf].modifiable = false
-  -- treesitter markdown highlighting where the parser is there (bundled since 0.10)
-  pcall(vim.treesitter.start, buf, 'markdown')
   S.calls, S.order, S.section, S.streaming, S.folds = {}, {}, nil, false, nil
+  M.highlight(buf, 0)
   return buf
+end
+
+--- Markdown highlighting: treesitter where the parser is there (bundled since 0.10), until
+--- the conversation grows past `chat.treesitter_max_lines`. tree-sitter-markdown re-parses
+--- the whole buffer after every change (an append costs as much as a full parse, ~13 ms
+--- per 1,000 lines), so beyond that the regex `syntax=markdown` takes over: it only looks
+--- at the lines on screen.
+---@param b integer
+---@param lines integer
+function M.highlight(b, lines)
+  local max = require('ink.config').options.chat.treesitter_max_lines or 2000
+  local active = vim.treesitter.highlighter.active[b] ~= nil
+  if lines <= max and not active and not vim.b[b].ink_regex_syntax then
+    if not pcall(vim.treesitter.start, b, 'markdown') then
+      vim.b[b].ink_regex_syntax = true -- no parser: the filetype's syntax stays
+      vim.bo[b].syntax = 'markdown'
+    end
+  elseif lines > max and active then
+    vim.treesitter.stop(b)
+    vim.b[b].ink_regex_syntax = true
+    vim.bo[b].syntax = 'markdown'
+  end
 end
 
 --- Empties the chat (a new or resumed conversation).
@@ -64,6 +85,10 @@ function M.reset()
   vim.bo[b].modifiable = false
   vim.api.nvim_buf_clear_namespace(b, M.ns, 0, -1)
   S.calls, S.order, S.section, S.streaming, S.folds = {}, {}, nil, false, nil
+  if vim.b[b].ink_regex_syntax then -- a new conversation: treesitter again
+    vim.b[b].ink_regex_syntax = nil
+    M.highlight(b, 0)
+  end
   require('ink.chat_folds').refresh()
 end
 
@@ -82,6 +107,9 @@ local function edit(fn)
   fn(b)
   vim.bo[b].modifiable = false
   local n = vim.api.nvim_buf_line_count(b)
+  if n > last then
+    M.highlight(b, n)
+  end
   for _, win in ipairs(follow) do
     vim.api.nvim_win_set_cursor(win, { n, 0 })
   end
@@ -178,10 +206,17 @@ local function block_size(call)
 end
 M.block_size = block_size
 
---- Recomputes the folds of the windows showing the chat (chat_folds.refresh).
+--- Recomputes the folds of the windows showing the chat in the block of `call`'s top-level
+--- call (chat_folds.refresh).
+---@param call ink.ChatCall
 ---@param close_row? integer
-local function refresh_folds(close_row)
-  require('ink.chat_folds').refresh(close_row)
+local function refresh_folds(call, close_row)
+  local top = call
+  while top.parent and S.calls[top.parent] do
+    top = S.calls[top.parent]
+  end
+  local row = M.row_of(top)
+  require('ink.chat_folds').refresh(close_row, row and { row, row + block_size(top) } or nil)
 end
 
 ---@param call ink.ChatCall
@@ -275,7 +310,13 @@ function M.tool_call(u)
     S.order[#S.order + 1] = id
   end
   decorate(call)
-  refresh_folds(parent and #parent.children == 1 and #parent.body == 0 and row_of(parent) or nil)
+  if parent then -- the task's fold grew
+    refresh_folds(call, #parent.children == 1 and #parent.body == 0 and row_of(parent) or nil)
+  else
+    -- a new last line without output folds nothing (its level, '0', is what Neovim
+    -- computed); the levels are recomputed on the next evaluation
+    S.folds = nil
+  end
 end
 
 --- Replaces the output lines of a call (they sit after its line and its sub-agent calls).
@@ -298,7 +339,7 @@ function M.set_body(call, lines)
   local new_fold = #call.body == 0 and #call.children == 0 and #lines > 0
   call.body = lines
   decorate(call)
-  refresh_folds(new_fold and row or nil)
+  refresh_folds(call, new_fold and row or nil)
 end
 
 --- Updates a call's state (and redraws it).

@@ -15,6 +15,7 @@ M.defaults = {
     size = nil,
     input_height = 5,
     max_output_lines = 200,
+    treesitter_max_lines = 2000,
     keymaps = {
       send = '<C-s>',
       send_normal = '<CR>',

@@ -38,6 +38,7 @@
 ---@field size? integer width (vertical) or height (horizontal) of the split; nil: a third
 ---@field input_height? integer lines of the input area
 ---@field max_output_lines? integer lines of a call's output kept in its fold
+---@field treesitter_max_lines? integer past this many lines the chat uses regex markdown syntax
 ---@field keymaps? ink.ChatKeymaps
 
 ---@class ink.Options
