@@ -32,6 +32,7 @@ M.updates = {
   tool_call_update = 'tool_call_update',
   usage_update = 'usage_update',
   error = 'error',
+  warning = 'warning',
   turn_end = 'turn_end',
 }
 
