@@ -23,9 +23,6 @@ import sys
 import threading
 from collections.abc import Iterable, Mapping
 
-KEY_VARS = ("INK_API_KEY", "OPENAI_API_KEY")
-"""Variables that always hold an API key when set."""
-
 _PR_SET_DUMPABLE = 4
 _lock = threading.Lock()
 _hidden: dict[str, str] = {}

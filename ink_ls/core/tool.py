@@ -47,6 +47,15 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def aborted_result(tool_name: str, note: str | None = None) -> ToolResult:
+    """The one result of a call its cancel stopped: `Error: <tool> aborted by user[; <note>.]`.
+
+    Tools return it (edit and write add that the file was not changed); the pipeline gives it
+    to a tool that lets the cancel's `CancelledError` escape."""
+    text = f"Error: {tool_name} aborted by user"
+    return ToolResult(f"{text}; {note}." if note else text, is_error=True)
+
+
 ToolKind = Literal["read", "search", "edit", "execute", "think", "other"]
 """What a call does, for front ends choosing an icon (the Agent Client Protocol's vocabulary)."""
 

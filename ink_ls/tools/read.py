@@ -22,7 +22,16 @@ from pydantic_core import PydanticCustomError
 
 from ink_ls.core.messages import ImageBlock, TextBlock
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    shown_path,
+    text_arg,
+)
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
 from ink_ls.tools._paths import shell_quote
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -149,7 +158,7 @@ class ReadTool(Tool[ReadParams]):
             if isinstance(outcome, _Image):
                 return await asyncio.to_thread(_image_result, outcome)
         except ScanCancelledError:
-            return ToolResult("Error: read aborted by user", is_error=True)
+            return aborted_result(self.name)
         finally:
             unsubscribe()
             stop.set()  # if this task itself was cancelled, the worker thread stops too
