@@ -22,6 +22,7 @@ from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.prompter import MessagePrompter
+from ink_ls.editor.replay import replay
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
@@ -33,6 +34,7 @@ from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
     SessionCloseParams,
     SessionListResult,
+    SessionLoadResult,
     SessionPromptParams,
     SessionPromptResult,
     ToolInfo,
@@ -117,6 +119,14 @@ class Host:
     def list_sessions(self) -> SessionListResult:
         """This workspace's sessions (live and stored), most recently updated first."""
         return SessionListResult(sessions=self.sessions.infos())
+
+    def load(self, session_id: str) -> SessionLoadResult:
+        """`ink/session/load`: replay a live or stored session to the editor (-32002 while a
+        turn runs: its history is still growing)."""
+        session = self.sessions.get(session_id)
+        if session.turn is not None:
+            raise session_busy(session_id)
+        return replay(self.client, session, self.cwd)
 
     async def close(self, params: SessionCloseParams) -> None:
         """Cancel a running turn, wait for it, forget the session (and delete it if asked)."""
