@@ -11,6 +11,7 @@ export const SESSION_PROMPT = 'ink/session/prompt';
 export const SESSION_CANCEL = 'ink/session/cancel';
 export const SESSION_LIST = 'ink/session/list';
 export const SESSION_CLOSE = 'ink/session/close';
+export const SESSION_LOAD = 'ink/session/load';
 export const TOOLS = 'ink/tools';
 
 // server → client notifications
@@ -95,6 +96,16 @@ export interface SessionCloseParams {
   delete?: boolean;
 }
 
+export interface SessionLoadParams {
+  sessionId: string;
+}
+
+export interface SessionLoadResult {
+  sessionId: string;
+  title: string;
+  messageCount: number;
+}
+
 export interface ToolInfo {
   name: string;
   description: string;
@@ -138,6 +149,14 @@ export interface AgentMessageChunk {
   content: TextContent;
 }
 
+/** A user prompt, sent when a session is replayed by `ink/session/load`. */
+export interface UserMessageChunk {
+  sessionUpdate: 'user_message_chunk';
+  content: TextContent;
+  /** The document (1-based lines of the selection) the prompt was asked from. */
+  context?: { path: string; firstLine?: number; lastLine?: number };
+}
+
 export interface ToolCallRegistered {
   sessionUpdate: 'tool_call';
   toolCallId: string;
@@ -165,6 +184,9 @@ export interface UsageUpdate {
   sessionUpdate: 'usage_update';
   inputTokens: number;
   outputTokens: number;
+  /** The model's context window and the tokens the last request used (when the server knows). */
+  contextWindow?: number;
+  contextTokens?: number;
 }
 
 export interface ErrorUpdate {
@@ -179,6 +201,7 @@ export interface TurnEndUpdate {
 
 export type SessionUpdate =
   | AgentMessageChunk
+  | UserMessageChunk
   | ToolCallRegistered
   | ToolCallUpdate
   | UsageUpdate

@@ -10,6 +10,7 @@ M.methods = {
   session_cancel = 'ink/session/cancel',
   session_list = 'ink/session/list',
   session_close = 'ink/session/close',
+  session_load = 'ink/session/load',
   tools = 'ink/tools',
   session_update = 'ink/session/update',
 }
