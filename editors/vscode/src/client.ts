@@ -2,12 +2,13 @@
  * The language client for ink-ls: how the server is started (`<ink.serverPath> --stdio`), what
  * this client announces (`experimental.ink.reviewsApplyEdit`), the settings it sends, and the
  * hooks for the server's requests (edit review, or no review for an edit the server marks
- * pre-approved; modal command approval) and notifications
+ * pre-approved; command approval, see approvals.ts) and notifications
  * (`ink/session/update`). No commands and no turn logic: see session.ts.
  */
 
 import * as vscode from 'vscode';
 import {
+  type CancellationToken,
   type ClientCapabilities,
   DidChangeConfigurationNotification,
   type FeatureState,
@@ -21,7 +22,6 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
-import { answerFor, dialogFor } from './approval';
 import { isPreApproved } from './edits';
 import { serverCommand } from './options';
 import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
@@ -52,6 +52,8 @@ export interface ClientHooks {
   reviewer: EditReviewer;
   onUpdate: (params: SessionUpdateParams) => void;
   outputChannel: vscode.LogOutputChannel;
+  /** Answers `window/showMessageRequest` (command approval): the modal, or a panel card. */
+  askCommand: (params: ShowMessageRequestParams, token: CancellationToken) => Promise<MessageActionItem | null>;
 }
 
 /** Builds (does not start) the client for the current settings. */
@@ -78,27 +80,9 @@ export function createClient(hooks: ClientHooks): LanguageClient {
   const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
   client.registerFeature(new InkCapabilitiesFeature());
   // Registered before start, so it replaces the client's default (a toast) for this request.
-  client.onRequest(ShowMessageRequest.type, showApprovalDialog);
+  client.onRequest(ShowMessageRequest.type, hooks.askCommand);
   client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
   return client;
-}
-
-/**
- * `window/showMessageRequest` as a modal dialog: command approval must not be a toast that
- * slides into the notification centre. Dismissing it answers null (a rejection).
- */
-async function showApprovalDialog(params: ShowMessageRequestParams): Promise<MessageActionItem | null> {
-  const actions: MessageActionItem[] = params.actions ?? [];
-  const spec = dialogFor(params.type, params.message);
-  const show =
-    spec.severity === 'error'
-      ? vscode.window.showErrorMessage
-      : spec.severity === 'warning'
-        ? vscode.window.showWarningMessage
-        : vscode.window.showInformationMessage;
-  const titles = actions.map((a) => a.title);
-  const chosen = await show(spec.message, { modal: true, detail: spec.detail }, ...titles);
-  return answerFor(actions, chosen);
 }
 
 /** Sends the current settings to a running server (`workspace/didChangeConfiguration`). */

@@ -7,11 +7,16 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
 import { TURN_ENDED_REASON } from './approval';
+import { InlineApprovals } from './approvals';
 import { createClient, sendSettings } from './client';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
+import { InkPanel, VIEW_ID } from './panel';
+import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
 import { InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
+
+const SESSION_KEY = 'ink.sessionId';
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
@@ -27,7 +32,12 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const getClient = (): Promise<LanguageClient> => {
     if (starting === undefined) {
-      const c = createClient({ reviewer, outputChannel: log, onUpdate: (p) => session.onUpdate(p) });
+      const c = createClient({
+        reviewer,
+        outputChannel: log,
+        onUpdate: (p) => session.onUpdate(p),
+        askCommand: approvals.askCommand,
+      });
       starting = c.start().then(
         () => (client = c),
         (err: unknown) => {
@@ -47,8 +57,40 @@ export function activate(context: vscode.ExtensionContext): void {
       await c.stop();
     }
   };
+  const panel = new InkPanel(context.extensionUri, (m) => {
+    if (m.t === 'ready' && panel.empty && !session.running) {
+      // A reloaded window: bring back the session the panel showed.
+      const saved = context.workspaceState.get<string>(SESSION_KEY);
+      if (saved !== undefined) {
+        actions.resume(saved).catch(() => void context.workspaceState.update(SESSION_KEY, undefined));
+      }
+    }
+    void actions.handle(m);
+  });
+  const approvals = new InlineApprovals(reviewer, (e) => panel.record(e), () => panel.visible, (message) =>
+    panel.conversation.matchCommand(message),
+  );
+  const onState = (): void => {
+    panel.setStatus({ running: session.running, sessionId: session.sessionId, approval: readInkSettings().approval });
+    void vscode.commands.executeCommand('setContext', 'ink.running', session.running);
+    void context.workspaceState.update(SESSION_KEY, session.sessionId);
+  };
   // By the time a turn ends the server waits for no edit of it: withdraw what is still shown.
-  const session = new InkSession(getClient, transcriptChannel, () => reviewer.rejectAll(TURN_ENDED_REASON));
+  const session = new InkSession(
+    getClient,
+    transcriptChannel,
+    () => reviewer.rejectAll(TURN_ENDED_REASON),
+    (e) => panel.record(e),
+    onState,
+  );
+  const actions = new PanelActions(panel, session, approvals, getClient);
+  context.subscriptions.push(
+    panel,
+    approvals,
+    actions,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
+  );
+  onState();
 
   const command = (id: string, run: () => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
@@ -90,6 +132,12 @@ export function activate(context: vscode.ExtensionContext): void {
       void vscode.window.showWarningMessage('Ink: cancel the running question before starting a new session.');
     }
   });
+  command('ink.focusPanel', () => panel.reveal());
+  command('ink.sessions', () => actions.pickSession());
+  command('ink.attachSelection', async () => {
+    await panel.reveal();
+    await actions.handle({ t: 'attachSelection' });
+  });
   command('ink.showLog', () => log.show(true));
   command('ink.showTranscript', () => transcriptChannel.show(true));
   command('ink.acceptEdit', () => reviewer.accept());
@@ -103,7 +151,10 @@ export function activate(context: vscode.ExtensionContext): void {
         if (wasRunning) {
           await getClient();
         }
+      } else if (e.affectsConfiguration(SECTION) && client === undefined) {
+        onState();
       } else if (e.affectsConfiguration(SECTION) && client !== undefined) {
+        onState();
         const sent = await sendSettings(client);
         log.info(`settings sent to ink-ls: approval ${sent.approval}, model ${sent.model.model ?? '(server default)'}`);
       }

@@ -65,6 +65,9 @@ export class Transcript {
   /** One `ink/session/update`. */
   update(update: SessionUpdate): void {
     switch (update.sessionUpdate) {
+      case 'user_message_chunk':
+        this.prompt(update.content.text, update.context?.path);
+        return;
       case 'agent_message_chunk':
         if (update.content.type === 'text' && update.content.text !== '') {
           this.write(update.content.text);
@@ -200,6 +203,11 @@ export class SessionState {
     if (sessionId !== undefined) {
       this.current = sessionId;
     }
+  }
+
+  /** Talk to `sessionId` from now on (a session resumed from the list). */
+  adopt(sessionId: string): void {
+    this.current = sessionId;
   }
 
   /** Forget the session: the next prompt starts a new one. */
