@@ -60,7 +60,20 @@ _STEPS: dict[str, list[Reply]] = {
     "[auto-edit]": [
         tool("edit", {"path": "auto.txt", "edits": [{"oldText": "draft", "newText": "final"}]})
     ],
+    # the Ink panel's turn: a read, a command that asks, an edit, then a markdown answer
+    "[panel-turn]": [
+        tool("read", {"path": "README.md"}),
+        tool("bash", {"command": "echo panel > panel-ran.txt && echo panel ran"}),
+        tool("edit", {"path": "panel.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
+    ],
 }
+
+PANEL_ANSWER = (
+    "## Summary\n\nThe build runs with `make`; I changed **panel.txt**.\n\n"
+    "```python\ndef build():\n    return run(\"make\")\n```\n\n- read the README\n- ran a command\n"
+)
+# Final texts other than "Tool said: …" (markdown, to be rendered by the panel).
+_FINALS: dict[str, str] = {"[panel-turn]": PANEL_ANSWER}
 
 
 def _content_text(message: dict[str, Any]) -> str:
@@ -84,6 +97,8 @@ def respond(payload: dict[str, Any]) -> Reply:
         if tag in prompt:
             if len(results) < len(steps):
                 return steps[len(results)]
+            if tag in _FINALS:
+                return text(_FINALS[tag])
             if not steps:
                 return text(ANSWER)
             said = " ".join(_content_text(results[-1]).split())[:160]
@@ -106,6 +121,8 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "keep.txt").write_text("Keep me as I am.\n")
     (ws / "README.md").write_text("# Demo\n\nRun `make` to build.\n")
     (ws / "auto.txt").write_text("A draft.\n")
+    (ws / "panel.txt").write_text("one\n")
+    (ws / "notes.txt").write_text("")
     return ws
 
 
@@ -229,6 +246,10 @@ WORKBENCH_CASES = [
     "a settings change reaches the server: readonly refuses edits without a diff",
     "the transcript shows the conversation",
     "approval auto: an unsaved open file gets the edit without a diff, saved and undoable",
+    "panel: the approval mode is shown and switched from the header",
+    "panel: a read, a command allowed on its card, an edit accepted on its card, a markdown answer",
+    "panel: Stop ends the running turn; ↑ brings back the last prompt",
+    "panel: a past session is resumed after reloading the window",
 ]
 
 

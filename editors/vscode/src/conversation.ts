@@ -17,6 +17,23 @@ export interface Chip {
   endLine?: number;
 }
 
+/** How files attached beyond the first reach the model: a last paragraph of the prompt. */
+export const ALSO_ATTACHED = 'Also attached: ';
+
+/** A prompt and its extra attachments (`withAttachments` undone, for replayed prompts). */
+export function splitAttachments(text: string): { text: string; paths: string[] } {
+  const at = text.lastIndexOf(`\n\n${ALSO_ATTACHED}`);
+  if (at < 0 || text.indexOf('\n', at + 2) >= 0) {
+    return { text, paths: [] };
+  }
+  return { text: text.slice(0, at), paths: text.slice(at + 2 + ALSO_ATTACHED.length).split(', ') };
+}
+
+/** The prompt sent for `text` with further attached files (relative paths). */
+export function withAttachments(text: string, paths: string[]): string {
+  return paths.length === 0 ? text : `${text}\n\n${ALSO_ATTACHED}${paths.join(', ')}`;
+}
+
 export type ApprovalKind = 'command' | 'edit';
 
 /** A question the user answers on the card (or in the native diff / modal). */
@@ -171,7 +188,9 @@ export class Conversation {
             endLine: c.lastLine === undefined ? undefined : c.lastLine - 1,
           });
         }
-        return this.push({ type: 'user', text: u.content.text, chips });
+        const { text, paths } = splitAttachments(u.content.text);
+        chips.push(...paths.map((p) => ({ label: p, path: p })));
+        return this.push({ type: 'user', text, chips });
       }
       case 'agent_message_chunk': {
         if (u.content.type !== 'text' || u.content.text === '') {

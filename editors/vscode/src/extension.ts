@@ -13,7 +13,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
 import { InkPanel, VIEW_ID } from './panel';
 import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
-import { InkSession } from './session';
+import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
 
 const SESSION_KEY = 'ink.sessionId';
@@ -62,7 +62,11 @@ export function activate(context: vscode.ExtensionContext): void {
       // A reloaded window: bring back the session the panel showed.
       const saved = context.workspaceState.get<string>(SESSION_KEY);
       if (saved !== undefined) {
-        actions.resume(saved).catch(() => void context.workspaceState.update(SESSION_KEY, undefined));
+        log.info(`panel: restoring session ${saved}`);
+        actions.resume(saved).catch((err: unknown) => {
+          log.warn(`panel: could not restore session ${saved}: ${describeError(err)}`);
+          void context.workspaceState.update(SESSION_KEY, undefined);
+        });
       }
     }
     void actions.handle(m);
@@ -70,9 +74,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const approvals = new InlineApprovals(reviewer, (e) => panel.record(e), () => panel.visible, (message) =>
     panel.conversation.matchCommand(message),
   );
-  const onState = (): void => {
+  const showStatus = (): void => {
     panel.setStatus({ running: session.running, sessionId: session.sessionId, approval: readInkSettings().approval });
     void vscode.commands.executeCommand('setContext', 'ink.running', session.running);
+  };
+  const onState = (): void => {
+    showStatus();
+    // The panel's session comes back after a window reload.
     void context.workspaceState.update(SESSION_KEY, session.sessionId);
   };
   // By the time a turn ends the server waits for no edit of it: withdraw what is still shown.
@@ -90,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): void {
     actions,
     vscode.window.registerWebviewViewProvider(VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
   );
-  onState();
+  showStatus();
 
   const command = (id: string, run: () => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
@@ -152,9 +160,9 @@ export function activate(context: vscode.ExtensionContext): void {
           await getClient();
         }
       } else if (e.affectsConfiguration(SECTION) && client === undefined) {
-        onState();
+        showStatus();
       } else if (e.affectsConfiguration(SECTION) && client !== undefined) {
-        onState();
+        showStatus();
         const sent = await sendSettings(client);
         log.info(`settings sent to ink-ls: approval ${sent.approval}, model ${sent.model.model ?? '(server default)'}`);
       }

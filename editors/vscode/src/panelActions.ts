@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
 import type { InlineApprovals } from './approvals';
-import type { Chip } from './conversation';
+import { type Chip, withAttachments } from './conversation';
 import type { InkPanel, WebviewMessage } from './panel';
 import { SESSION_CLOSE, SESSION_LIST, type SessionListResult } from './protocol';
 import { describeError, type InkSession } from './session';
@@ -150,10 +150,7 @@ export class PanelActions implements vscode.Disposable {
 
   private async send(text: string, chips: Chip[]): Promise<void> {
     const [first, ...rest] = chips;
-    let prompt = text;
-    if (rest.length > 0) {
-      prompt += `\n\nAlso attached: ${rest.map((c) => vscode.workspace.asRelativePath(c.path)).join(', ')}`;
-    }
+    const prompt = withAttachments(text, rest.map((c) => vscode.workspace.asRelativePath(c.path)));
     let document: vscode.TextDocument | undefined;
     let selection: vscode.Selection | undefined;
     if (first !== undefined) {
@@ -163,7 +160,7 @@ export class PanelActions implements vscode.Disposable {
         selection = new vscode.Selection(new vscode.Position(first.startLine, 0), end);
       }
     }
-    await this.session.ask(prompt, { document, selection, fromPanel: true });
+    await this.session.ask(prompt, { document, selection, fromPanel: true, shown: { text, chips } });
   }
 
   private resolve(path: string): vscode.Uri {

@@ -27,6 +27,8 @@ export interface PromptContext {
   selection?: vscode.Selection;
   /** Asked from the Ink panel: no Output channel, progress in the status bar. */
   fromPanel?: boolean;
+  /** What the panel shows of the prompt (as typed, every chip), when not the prompt itself. */
+  shown?: { text: string; chips: Chip[] };
 }
 
 /** One conversation with ink-ls in this window. */
@@ -95,7 +97,7 @@ export class InkSession {
       }
     }
     this.transcript.prompt(prompt, where);
-    this.emit({ t: 'prompt', text: prompt, chips: chipsOf(context) });
+    this.emit({ t: 'prompt', ...(context.shown ?? { text: prompt, chips: chipsOf(context) }) });
     this.onState();
     if (context.fromPanel !== true) {
       this.channel.show(true);

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { callIdOfLabel, rejectedWithReason, ReviewQueue } from '../src/approval';
-import { Conversation, formatElapsed, formatTokens, type PanelEvent, targetOf, type ToolCard } from '../src/conversation';
+import {
+  Conversation,
+  formatElapsed,
+  formatTokens,
+  type PanelEvent,
+  splitAttachments,
+  targetOf,
+  type ToolCard,
+  withAttachments,
+} from '../src/conversation';
 import type { SessionUpdate } from '../src/protocol';
 import { stableEnd } from '../src/streaming';
 
@@ -80,6 +89,16 @@ test('a replayed prompt carries its document as a chip; clear empties everything
   assert.deepEqual([c.entries.length, c.cards.size, c.title], [0, 0, 'old one']);
 });
 
+test('files attached beyond the first come back as chips of a replayed prompt', () => {
+  const sent = withAttachments('look', ['a.txt', 'src/b.py']);
+  assert.equal(sent, 'look\n\nAlso attached: a.txt, src/b.py');
+  assert.deepEqual(splitAttachments(sent), { text: 'look', paths: ['a.txt', 'src/b.py'] });
+  assert.deepEqual(splitAttachments('x\n\nAlso attached: a\nmore'), { text: 'x\n\nAlso attached: a\nmore', paths: [] });
+  const c = new Conversation();
+  c.apply({ t: 'update', update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: sent } } });
+  assert.deepEqual(c.entries[0], { type: 'user', text: 'look', chips: [{ label: 'a.txt', path: 'a.txt' }, { label: 'src/b.py', path: 'src/b.py' }] });
+});
+
 test('the streaming split freezes whole blocks outside code fences only', () => {
   const text = 'Para one.\n\n```py\nx = 1\n\ny = 2\n```\nafter\n\ntail';
   const end = stableEnd(text, 0);
@@ -89,7 +108,7 @@ test('the streaming split freezes whole blocks outside code fences only', () => 
   assert.equal(stableEnd(text, end), end);
 });
 
-test('edit labels name their call; a rejection reason reaches the model; settles are heard', async () => {
+test('edit labels name their call; a rejection reason reaches the model; settles are heard', () => {
   assert.equal(callIdOfLabel('ink: edit greet.txt (call_1)'), 'call_1');
   assert.equal(callIdOfLabel('ink: edit a (x) b (call_1/call_2)'), 'call_1/call_2');
   assert.equal(rejectedWithReason('  '), 'the user rejected this edit');

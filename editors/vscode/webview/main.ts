@@ -85,7 +85,7 @@ const sendButton = h('button', { type: 'button', class: 'primary', 'data-action'
 const stopButton = h('button', { type: 'button', class: 'danger', 'data-action': 'stop', title: 'Stop the running turn', hidden: '' }, icon('debug-stop'), ' Stop');
 const footer = h('footer', { class: 'composer' }, chipsRow, mentionList, prompt, h('div', { class: 'composer-buttons' }, attachButton, h('span', { class: 'spacer' }), stopButton, sendButton));
 const renderer = new EntryRenderer(log);
-document.getElementById('app')!.append(header, log, empty, footer);
+document.getElementById('app')!.append(header, empty, log, footer);
 prompt.value = saved.draft;
 
 // ---- the frame loop -------------------------------------------------------------------------
@@ -188,7 +188,10 @@ window.addEventListener('message', (msg: MessageEvent) => {
       headerDirty = true;
       break;
     case 'mentions':
-      showMentions(m.files as Chip[]);
+      // Only the answer to what is typed now (answers to earlier keystrokes may come late).
+      if (m.query === mentionQuery()) {
+        showMentions(m.files as Chip[]);
+      }
       return;
     case 'attach':
       if (m.chip !== null) {
