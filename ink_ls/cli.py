@@ -81,7 +81,7 @@ def setup_logging(level: str, log_file: Path | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `ink-ls`; returns the exit status."""
-    from ink_ls.tools._process import install_exit_cleanup
+    from ink_ls.tools.processes import install_exit_cleanup
 
     install_exit_cleanup()  # tool processes die with us, whatever the exit path
     parser = build_parser()

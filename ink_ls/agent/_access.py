@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.agent import pipeline
-from ink_ls.agent.messages import ToolCall
 from ink_ls.agent.pipeline import CallResult, PreparedCall
-from ink_ls.tools.base import Access, ToolRegistry
+from ink_ls.core.messages import ToolCall
+from ink_ls.core.tool import Access, ToolRegistry
 
 log = logging.getLogger(__name__)
 

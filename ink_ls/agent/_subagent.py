@@ -24,25 +24,55 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ink_ls.agent.events import (
     AgentEvent,
+    EventSink,
     MessageEndEvent,
     RunEndEvent,
+    StopReason,
     TextDeltaEvent,
 )
 from ink_ls.agent.gate import Gate, GateBlock, GateRequest
-from ink_ls.agent.signal import CancelController, CancelSignal
-from ink_ls.tools.base import FileWriter, SubagentRunner
-
-if TYPE_CHECKING:
-    from ink_ls.agent.loop import Agent
+from ink_ls.core.signal import CancelController, CancelSignal
+from ink_ls.core.tool import FileWriter, SubagentRunner
 
 MAX_TURNS_NOTE = (
     "\n\n[The sub-agent stopped at its turn limit; this answer may be incomplete.]"
 )
+MAX_TOKENS_NOTE = (
+    "\n\n[The sub-agent's answer was cut at the output-token limit; it may be incomplete.]"
+)
 ID_SEPARATOR = "/"
+
+
+class _ChildResult(Protocol):
+    stop_reason: StopReason
+    text: str
+    error: str | None
+
+
+class ChildAgent(Protocol):
+    """What a sub-agent must offer: settable sink, gate and writer, and one run."""
+
+    on_event: EventSink
+    gate: Gate
+    writer: FileWriter
+
+    async def run(self, prompt: str, signal: CancelSignal) -> _ChildResult: ...
+
+
+class ParentAgent(Protocol):
+    """What the runners need of the parent: its current sink and a way to make a child.
+
+    A protocol, not the loop's `Agent`, so this module does not import the loop (no cycle).
+    """
+
+    @property
+    def on_event(self) -> EventSink: ...
+
+    def child(self) -> ChildAgent: ...
 
 
 class SubagentError(Exception):
@@ -90,17 +120,11 @@ class _NamespacedWriter:
 
 
 class SubagentRunners:
-    """Makes sub-agent runners for one parent Agent.
+    """Makes sub-agent runners for one parent agent; the scheduler binds one to each task call
+    with `for_call`, which forwards the child's events tagged with that call's id."""
 
-    Called directly it is an untagged `SubagentRunner` (the child's events stay private); the
-    scheduler binds it to each task call with `for_call`, which forwards tagged events.
-    """
-
-    def __init__(self, parent: Agent) -> None:
+    def __init__(self, parent: ParentAgent) -> None:
         self._parent = parent
-
-    async def __call__(self, prompt: str, signal: CancelSignal) -> str:
-        return await self._run(prompt, signal, None)
 
     def for_call(self, tool_call_id: str) -> SubagentRunner:
         """A runner whose child's tool events and text deltas reach the parent, tagged."""
@@ -110,25 +134,24 @@ class SubagentRunners:
 
         return run
 
-    async def _run(self, prompt: str, signal: CancelSignal, call_id: str | None) -> str:
+    async def _run(self, prompt: str, signal: CancelSignal, call_id: str) -> str:
         child = self._parent.child()
-        forwarder = None
-        if call_id is not None:
-            forwarder = _Forwarder(self._parent, call_id, asyncio.current_task())
-            child.on_event = forwarder
-            child.gate = _namespaced_gate(child.gate, call_id)
-            child.writer = _NamespacedWriter(child.writer, call_id)
+        forwarder = _Forwarder(self._parent, call_id, asyncio.current_task())
+        child.on_event = forwarder
+        child.gate = _namespaced_gate(child.gate, call_id)
+        child.writer = _NamespacedWriter(child.writer, call_id)
         controller = CancelController(signal)
         try:
             result = await child.run(prompt, controller.signal)
         finally:
             controller.detach()
-            if forwarder is not None:
-                forwarder.closed = True
+            forwarder.closed = True
         if result.stop_reason == "aborted":
             raise SubagentError("the sub-agent was interrupted before it finished")
         if result.stop_reason == "error":
             raise SubagentError(f"the sub-agent failed: {result.error}")
+        if result.stop_reason == "max_tokens":
+            return result.text + MAX_TOKENS_NOTE
         if result.stop_reason == "max_iterations":
             return result.text + MAX_TURNS_NOTE
         return result.text
@@ -142,7 +165,9 @@ class _Forwarder:
     never see a sub-agent's call after its task's result (or after the parent's run ended).
     """
 
-    def __init__(self, parent: Agent, call_id: str, owner: asyncio.Task[object] | None) -> None:
+    def __init__(
+        self, parent: ParentAgent, call_id: str, owner: asyncio.Task[object] | None
+    ) -> None:
         self._parent = parent
         self._call_id = call_id
         self._owner = owner
@@ -167,13 +192,11 @@ class _Forwarder:
         self._parent.on_event(tagged)
 
 
-def make_subagent_runner(parent: Agent) -> SubagentRunners:
+def make_subagent_runner(parent: ParentAgent) -> SubagentRunners:
     """Runners that start a fresh child of `parent` per call (see `SubagentRunners`)."""
     return SubagentRunners(parent)
 
 
-def bind_subagent(runner: SubagentRunner | None, tool_call_id: str) -> SubagentRunner | None:
-    """The runner a call's `ToolContext` gets: bound to that call when it can be."""
-    if isinstance(runner, SubagentRunners):
-        return runner.for_call(tool_call_id)
-    return runner
+def bind_subagent(runners: SubagentRunners | None, tool_call_id: str) -> SubagentRunner | None:
+    """The runner a call's `ToolContext` gets: bound to that call."""
+    return runners.for_call(tool_call_id) if runners is not None else None

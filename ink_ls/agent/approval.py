@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
 
 ApprovalMode = Literal["ask", "auto", "readonly"]
 Choice = Literal["allow_once", "allow_always", "reject"]

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools.base import AnyTool, ToolParams
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import AnyTool, ToolParams
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ink_ls.agent import pipeline
 from ink_ls.agent._access import Plan, dependencies, plan
-from ink_ls.agent._subagent import bind_subagent
+from ink_ls.agent._subagent import SubagentRunners, bind_subagent
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.events import (
     AgentEvent,
@@ -27,19 +27,17 @@ from ink_ls.agent.events import (
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
-    ToolStartEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
-from ink_ls.agent.messages import ToolCall
 from ink_ls.agent.pipeline import CallResult, PreparedCall
-from ink_ls.agent.signal import NEVER, CancelSignal
-from ink_ls.tools.base import (
+from ink_ls.core.messages import ToolCall
+from ink_ls.core.signal import NEVER, CancelSignal
+from ink_ls.core.tool import (
     DiskFiles,
     DiskWriter,
     FileView,
     FileWriter,
-    SubagentRunner,
     ToolContext,
     ToolRegistry,
 )
@@ -59,7 +57,7 @@ class BatchEnv:
     gate: Gate = allow_all
     files: FileView = field(default_factory=DiskFiles)
     writer: FileWriter = field(default_factory=DiskWriter)
-    subagent: SubagentRunner | None = None
+    subagent: SubagentRunners | None = None
     on_event: EventSink = ignore_events
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     max_parallel: int = DEFAULT_WINDOW
@@ -183,13 +181,7 @@ class _Batch:
         ]
         for i, value in zip(chunk, decoded, strict=True):
             call = self.calls[i]
-            self.emit(
-                ToolStartEvent(
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                    arguments=pipeline.arguments_object(value),
-                )
-            )
+            self.emit(pipeline.start_event(call, self.env.tools, value, self.env.cwd))
         approved: list[tuple[int, PreparedCall]] = []
         for i, value in zip(chunk, decoded, strict=True):
             call = self.calls[i]

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.protocol.methods import SHOW_MESSAGE_REQUEST
 

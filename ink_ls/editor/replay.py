@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ink_ls.agent.messages import (
+from ink_ls.agent.pipeline import decode_arguments, start_event
+from ink_ls.core.messages import (
     AssistantMessage,
     ImageBlock,
     Message,
@@ -22,11 +23,10 @@ from ink_ls.agent.messages import (
     UserMessage,
     text_of,
 )
-from ink_ls.agent.pipeline import arguments_object, decode_arguments
+from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import EditorClient
 from ink_ls.editor.context import split_context
 from ink_ls.editor.sessions import LiveSession
-from ink_ls.editor.updates import KINDS, tool_title
 from ink_ls.protocol.methods import SESSION_UPDATE
 from ink_ls.protocol.models import (
     AgentMessageChunk,
@@ -47,8 +47,11 @@ from ink_ls.protocol.models import (
 REPLAY_TURN = "replay"
 
 
-def replay_updates(messages: list[Message], cwd: Path) -> list[SessionUpdateBody]:
-    """The updates that rebuild a conversation view of `messages`, in history order."""
+def replay_updates(
+    messages: list[Message], tools: ToolRegistry, cwd: Path
+) -> list[SessionUpdateBody]:
+    """The updates that rebuild a conversation view of `messages`, in history order (calls
+    titled and kinded by `tools`, as live ones are)."""
     out: list[SessionUpdateBody] = []
     usage = Usage()
     for message in messages:
@@ -64,12 +67,12 @@ def replay_updates(messages: list[Message], cwd: Path) -> list[SessionUpdateBody
             if message.text:
                 out.append(AgentMessageChunk(content=TextContent(text=message.text)))
             for call in message.tool_calls:
-                args = arguments_object(decode_arguments(call.arguments)) or {}
+                start = start_event(call, tools, decode_arguments(call.arguments), cwd)
                 out.append(ToolCallRegistered(
                     tool_call_id=call.id,
-                    title=tool_title(call.name, args, cwd),
-                    kind=KINDS.get(call.name, "other"),
-                    raw_input=args,
+                    title=start.title,
+                    kind=start.kind,
+                    raw_input=start.arguments or {},
                 ))
         elif isinstance(message, ToolResultMessage):
             for result in message.results:
@@ -93,9 +96,11 @@ def replay_updates(messages: list[Message], cwd: Path) -> list[SessionUpdateBody
     return out
 
 
-def replay(client: EditorClient, session: LiveSession, cwd: Path) -> SessionLoadResult:
+def replay(
+    client: EditorClient, session: LiveSession, tools: ToolRegistry, cwd: Path
+) -> SessionLoadResult:
     """Send the session's history as updates (turn id `replay`); its summary for the answer."""
-    for update in replay_updates(session.messages, cwd):
+    for update in replay_updates(session.messages, tools, cwd):
         params = SessionUpdateParams(
             session_id=session.session_id, turn_id=REPLAY_TURN, update=update
         )

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ink_ls.agent.messages import Message
-from ink_ls.agent.signal import CancelController
+from ink_ls.core.messages import Message
+from ink_ls.core.signal import CancelController
 from ink_ls.protocol.errors import session_not_found
 from ink_ls.protocol.models import SessionInfo
 from ink_ls.sessions.store import Session, SessionError, SessionStore
@@ -61,6 +61,11 @@ class LiveSession:
     turn: Turn | None = None
     stored: Session | None = None
     """The persisted history (appended as messages enter `messages`), when a store is used."""
+
+    def record(self, message: Message) -> None:
+        """Persist a message that entered the history (nothing without a store)."""
+        if self.stored is not None:
+            self.stored.append(message)
 
 
 class SessionBook:

@@ -13,7 +13,7 @@ from typing import Any, get_args
 from pydantic import ValidationError
 
 from ink_ls.agent.approval import DEFAULT_APPROVAL_TIMEOUT, ApprovalMode
-from ink_ls.config import ConfigError, ModelSettings
+from ink_ls.core.config import ConfigError, ModelSettings
 
 
 def _default_model() -> ModelSettings:

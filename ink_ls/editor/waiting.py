@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice, Prompter
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
 
 
 class ApprovalWatch(Protocol):

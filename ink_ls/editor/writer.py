@@ -22,12 +22,12 @@ from ink_ls.agent.approval import (
     WaitInterruptedError,
     wait_answer,
 )
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri
 from ink_ls.editor.waiting import ApprovalWatch, pending
 from ink_ls.protocol.methods import APPLY_EDIT
-from ink_ls.tools.base import ChangeRejectedError
 
 STALE = "the file changed while the approval was pending; read it again and redo the change"
 PRE_APPROVED: dict[str, Any] = {"approved": True}

@@ -7,7 +7,7 @@ from typing import Any
 from pygls.lsp.server import LanguageServer
 
 from ink_ls.handlers._errors import guarded, validate
-from ink_ls.handlers._state import ServerState
+from ink_ls.handlers.state import ServerState
 from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
     SessionCancelParams,

@@ -16,9 +16,9 @@ from ink_ls.editor.documents import uri_to_path
 from ink_ls.editor.host import Host
 from ink_ls.editor.settings import InkSettings, parse_settings
 from ink_ls.handlers._client import PyglsClient
-from ink_ls.handlers._state import ServerState
+from ink_ls.handlers.state import ServerState
 from ink_ls.protocol.methods import SHOW_MESSAGE
-from ink_ls.tools._process import kill_all_tracked
+from ink_ls.tools.processes import kill_all_tracked
 
 log = logging.getLogger(__name__)
 

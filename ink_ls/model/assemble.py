@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ink_ls.agent.messages import AssistantMessage, AssistantStop, ToolCall, Usage
+from ink_ls.core.messages import AssistantMessage, AssistantStop, ToolCall, Usage
 from ink_ls.model.errors import ModelProtocolError, excerpt
 
 

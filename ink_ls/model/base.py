@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ink_ls.agent.messages import AssistantMessage, Message
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.messages import AssistantMessage, Message
+from ink_ls.core.signal import CancelSignal
 
 
 class ModelError(Exception):

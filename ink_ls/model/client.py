@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 
-from ink_ls.agent.messages import AssistantMessage
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.config import ModelSettings
+from ink_ls.core.config import ModelSettings
+from ink_ls.core.messages import AssistantMessage
+from ink_ls.core.signal import CancelSignal
 from ink_ls.model.assemble import StreamAssembler
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem, TextDelta
 from ink_ls.model.convert import request_body

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, assert_never
 
-from ink_ls.agent.messages import (
+from ink_ls.core.config import ModelSettings
+from ink_ls.core.messages import (
     AssistantMessage,
     ContentBlock,
     ImageBlock,
@@ -19,7 +20,6 @@ from ink_ls.agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from ink_ls.config import ModelSettings
 from ink_ls.model.base import ModelRequest
 
 JSONObject = dict[str, Any]

@@ -20,9 +20,9 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools._diff import numbered_diff
-from ink_ls.tools.base import ChangeRejectedError, DiskWriter
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import ChangeRejectedError, DiskWriter
+from ink_ls.tools.diffs import numbered_diff
 
 ReadLine = Callable[[CancelSignal], Awaitable[str | None]]
 MAX_DIFF_LINES = 400

@@ -18,7 +18,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ink_ls.agent.messages import (
+from ink_ls.core.config import state_dir
+from ink_ls.core.messages import (
     AssistantMessage,
     Message,
     TextBlock,
@@ -27,7 +28,6 @@ from ink_ls.agent.messages import (
     UserMessage,
     text_of,
 )
-from ink_ls.config import state_dir
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ink_ls.agent.signal import CancelledError, CancelSignal
+from ink_ls.core.signal import CancelledError, CancelSignal
 
 _locks: dict[str, asyncio.Lock] = {}
 _users: dict[str, int] = {}

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.signal import CancelSignal
 
 _STDERR_KEEP = 8 * 1024
 _MAX_LINE = 8 << 20

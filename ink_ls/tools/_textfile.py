@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.tools.base import FileView
+from ink_ls.core.tool import FileView
 
 BOM = "\ufeff"
 

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import Field
 
 from ink_ls.agent.events import AgentEvent
-from ink_ls.agent.messages import AssistantMessage, ToolCall, Usage
-from ink_ls.agent.signal import CancelSignal
+from ink_ls.core.messages import AssistantMessage, ToolCall, Usage
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolResult
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem, TextDelta
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolResult
 
 
 class KeyParams(ToolParams):

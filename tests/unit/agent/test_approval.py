@@ -9,8 +9,8 @@ import pytest
 
 from ink_ls.agent.approval import ApprovalGate, ApprovalQuestion, Choice
 from ink_ls.agent.gate import GateBlock, GateRequest
-from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
-from ink_ls.tools.base import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
 
 
 class PathParams(ToolParams):

@@ -15,9 +15,9 @@ from pydantic import Field
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.loop import Agent, AgentOptions
-from ink_ls.agent.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage
-from ink_ls.agent.signal import CancelController, CancelSignal
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
+from ink_ls.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage
+from ink_ls.core.signal import CancelController, CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 
 INTERRUPTED = "(interrupted before this tool ran)"
 

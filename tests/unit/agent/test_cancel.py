@@ -11,11 +11,11 @@ import pytest
 from agent_fakes import CWD, BashTool, Board, ReadTool, Recorder, call
 
 from ink_ls.agent.budget import ConcurrencyBudget
-from ink_ls.agent.messages import TextBlock
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import BatchEnv, run_batch
-from ink_ls.agent.signal import CancelController, CancelSignal
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
+from ink_ls.core.messages import TextBlock
+from ink_ls.core.signal import CancelController, CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 
 GRACE = 0.3
 ABANDONED = (

@@ -20,16 +20,16 @@ from agent_fakes import (
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.loop import Agent, AgentOptions
-from ink_ls.agent.messages import (
+from ink_ls.core.messages import (
     AssistantMessage,
     Message,
     TextBlock,
     ToolResultMessage,
     UserMessage,
 )
-from ink_ls.agent.signal import CancelController, CancelSignal
+from ink_ls.core.signal import CancelController, CancelSignal
+from ink_ls.core.tool import ToolRegistry
 from ink_ls.model.base import ModelError, ModelRequest
-from ink_ls.tools.base import ToolRegistry
 
 TRUNCATED = (
     'Tool call "read" was not executed: the response hit the output token limit, so its'

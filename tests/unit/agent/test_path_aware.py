@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from pydantic import Field
 
 from ink_ls.agent._access import conflicts
-from ink_ls.agent.messages import ToolCall
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import BatchEnv, run_batch
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools.base import Access, ToolContext, ToolRegistry, ToolResult
+from ink_ls.core.messages import ToolCall
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Access, ToolContext, ToolRegistry, ToolResult
 
 ROOT = Path("/work/ws")
 

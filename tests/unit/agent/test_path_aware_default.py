@@ -11,9 +11,9 @@ from agent_fakes import Recorder, ScriptedModel, reply
 
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.loop import Agent, AgentOptions
-from ink_ls.agent.messages import ToolCall
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.tools.base import DiskWriter, ToolRegistry
+from ink_ls.core.messages import ToolCall
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import DiskWriter, ToolRegistry
 from ink_ls.tools.bash import BashTool
 from ink_ls.tools.write import WriteTool
 

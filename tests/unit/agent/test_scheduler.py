@@ -16,11 +16,11 @@ from agent_fakes import (
 )
 
 from ink_ls.agent.gate import GateBlock, GateRequest
-from ink_ls.agent.messages import TextBlock, ToolCall
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import BatchEnv, run_batch, segments
-from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
-from ink_ls.tools.base import ToolRegistry
+from ink_ls.core.messages import TextBlock, ToolCall
+from ink_ls.core.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.tool import ToolRegistry
 
 
 def make_env(board: Board, rec: Recorder, **kw: object) -> BatchEnv:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from ink_ls.agent.messages import AssistantMessage
-from ink_ls.agent.signal import NEVER, CancelSignal
-from ink_ls.config import ModelSettings
+from ink_ls.core.config import ModelSettings
+from ink_ls.core.messages import AssistantMessage
+from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.model.base import ModelRequest, ReplyDone, TextDelta
 from ink_ls.model.client import OpenAIClient
 from tests.fakes.model_server import FakeModelServer

@@ -8,7 +8,7 @@ import socket
 import httpx
 import pytest
 
-from ink_ls.agent.messages import ToolCall, user_text
+from ink_ls.core.messages import ToolCall, user_text
 from ink_ls.model.base import ModelError, ModelRequest
 from ink_ls.model.errors import (
     ModelContextLengthError,

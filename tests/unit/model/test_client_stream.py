@@ -8,8 +8,8 @@ import time
 
 import httpx
 
-from ink_ls.agent.messages import ToolCall, Usage, user_text
-from ink_ls.agent.signal import CancelController
+from ink_ls.core.messages import ToolCall, Usage, user_text
+from ink_ls.core.signal import CancelController
 from ink_ls.model.base import ModelRequest, ReplyDone, TextDelta
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool, tools
 from tests.unit.model.conftest import MakeClient, collect

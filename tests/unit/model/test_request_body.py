@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ink_ls.agent.messages import (
+from ink_ls.core.messages import (
     AssistantMessage,
     ImageBlock,
     Message,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.messages import (
+from ink_ls.core.messages import (
     AssistantMessage,
     ImageBlock,
     TextBlock,

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ink_ls.agent.signal import NEVER
+from ink_ls.core.signal import NEVER
+from ink_ls.core.tool import ToolContext
 from ink_ls.tools._output import (
     MAX_BYTES,
     TAIL_BYTES,
@@ -20,7 +21,6 @@ from ink_ls.tools._output import (
     format_output,
     write_log,
 )
-from ink_ls.tools.base import ToolContext
 from ink_ls.tools.bash import BashParams, BashTool
 
 TEXT = "héllo wörld — ünïcødé 日本語 😀 ok\n" * 3  # 1-, 2-, 3- and 4-byte characters

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ink_ls.tools import _truncate
-from ink_ls.tools._diff import closest_region, numbered, numbered_diff
 from ink_ls.tools._paths import real, relative_for_display, resolve, shell_quote
 from ink_ls.tools._truncate import (
     ScanCancelledError,
@@ -20,6 +19,7 @@ from ink_ls.tools._truncate import (
     head_lines,
     scan_window,
 )
+from ink_ls.tools.diffs import closest_region, numbered, numbered_diff
 
 
 def reference(data: bytes, offset: int, max_lines: int, max_bytes: int) -> tuple[object, ...]:

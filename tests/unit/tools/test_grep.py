@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.signal import NEVER, CancelController
+from ink_ls.core.signal import NEVER, CancelController
+from ink_ls.core.tool import Access, ToolContext, ToolResult
 from ink_ls.tools._rg import find_rg
-from ink_ls.tools.base import Access, ToolContext, ToolResult
 from ink_ls.tools.grep import GrepParams, GrepTool
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.signal import NEVER
-from ink_ls.tools.base import Access, ToolContext, ToolResult
+from ink_ls.core.signal import NEVER
+from ink_ls.core.tool import Access, ToolContext, ToolResult
 from ink_ls.tools.ls import LsParams, LsTool
 
 

@@ -22,9 +22,9 @@ REPO = Path(__file__).resolve().parents[3]
 DRIVER = """
 import asyncio, sys, threading
 from pathlib import Path
-from ink_ls.agent.signal import NEVER
+from ink_ls.core.signal import NEVER
 from ink_ls.tools import _process
-from ink_ls.tools.base import ToolContext
+from ink_ls.core.tool import ToolContext
 from ink_ls.tools.bash import BashParams, BashTool
 
 _process.install_exit_cleanup()

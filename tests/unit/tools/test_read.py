@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from ink_ls.agent.messages import ToolCall
 from ink_ls.agent.pipeline import CallResult, decode_arguments, prepare
-from ink_ls.agent.signal import NEVER, CancelController
-from ink_ls.tools.base import Access, ToolContext, ToolRegistry, ToolResult
+from ink_ls.core.messages import ToolCall
+from ink_ls.core.signal import NEVER, CancelController
+from ink_ls.core.tool import Access, ToolContext, ToolRegistry, ToolResult
 from ink_ls.tools.read import ReadParams, ReadTool
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from ink_ls.agent.messages import ImageBlock, TextBlock
-from ink_ls.agent.signal import NEVER
+from ink_ls.core.messages import ImageBlock, TextBlock
+from ink_ls.core.signal import NEVER
+from ink_ls.core.tool import ToolContext, ToolResult
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
-from ink_ls.tools.base import ToolContext, ToolResult
 from ink_ls.tools.read import ReadParams, ReadTool
 
 

@@ -12,16 +12,16 @@ from pydantic import Field
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.loop import Agent, AgentOptions
-from ink_ls.agent.messages import (
+from ink_ls.core.messages import (
     AssistantMessage,
     TextBlock,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 from ink_ls.tools.task import MAX_ANSWER_BYTES, TaskParams, TaskTool, tail_cut
 
 Responder = Callable[[ModelRequest], AssistantMessage]

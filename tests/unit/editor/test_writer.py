@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
-from ink_ls.agent.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.signal import NEVER, CancelController, CancelSignal
+from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.writer import STALE, ApprovingWriter, change_summary
-from ink_ls.tools.base import ChangeRejectedError
 
 VSCODE = ClientFeatures(work_done_progress=True, document_changes=True, create_files=True,
                         change_annotations=True, action_option_ids=True, reviews_apply_edit=True)

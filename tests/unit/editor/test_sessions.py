@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.messages import AssistantMessage, user_text
+from ink_ls.core.messages import AssistantMessage, user_text
 from ink_ls.editor.sessions import SessionBook, title_of
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError
 from ink_ls.sessions.store import SessionStore

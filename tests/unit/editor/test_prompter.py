@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ink_ls.agent.approval import ApprovalQuestion
-from ink_ls.agent.signal import NEVER
+from ink_ls.core.signal import NEVER
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.prompter import MessagePrompter, action_items, choice_of, question_message
 

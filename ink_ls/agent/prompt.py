@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ink_ls.tools.base import ToolRegistry
+from ink_ls.core.tool import ToolRegistry
 
 _GUIDELINES = """\
 How to work:

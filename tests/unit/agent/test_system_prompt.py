@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ink_ls.agent.signal import CancelSignal
-from ink_ls.model.prompt import build_system_prompt
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
+from ink_ls.agent.prompt import build_system_prompt
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 
 
 class P(ToolParams):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ink_ls.config import ConfigError, ModelSettings, state_dir
+from ink_ls.core.config import ConfigError, ModelSettings, state_dir
 
 
 def test_nothing_set_means_a_local_ollama() -> None:
