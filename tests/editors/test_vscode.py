@@ -253,7 +253,7 @@ WORKBENCH_CASES = [
 ]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(480)
 def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> None:
     """The extension in code-server's real workbench, driven by headless chromium."""
     shots = Path(os.environ.get("INK_SCREENSHOT_DIR", tmp_path / "shots"))
@@ -267,9 +267,11 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
             "INK_TEST_TMP": str(tmp_path),
             "INK_SCREENSHOT_DIR": str(shots),
         },
-        timeout=240,
+        timeout=420,
     )
     _assert_passed(out, WORKBENCH_CASES)
+    assert (workspace / "panel.txt").read_text() == "two\n"
+    assert (workspace / "panel-ran.txt").read_text() == "panel\n"
     assert rc == 0, out
     assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
     assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
@@ -298,3 +300,16 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     )
     assert "README.md (line" in selection_prompt, json.dumps(selection_prompt)
     assert "Run `make` to build." in selection_prompt, json.dumps(selection_prompt)
+    # The panel's prompt: the selection chip as the document and range, the @file as a mention.
+    panel_prompt = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "user" and "[panel-turn]" in _content_text(m)
+    )
+    assert panel_prompt.startswith("[panel-turn] look at @panel.txt\n\nAlso attached: panel.txt"), (
+        json.dumps(panel_prompt)
+    )
+    assert "Context: the user is looking at README.md (lines 3-3)" in panel_prompt, json.dumps(
+        panel_prompt
+    )

@@ -11,12 +11,12 @@ import { InlineApprovals } from './approvals';
 import { createClient, sendSettings } from './client';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
 import { InkPanel, VIEW_ID } from './panel';
+import { SessionMemory } from './memory';
 import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
 import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
 
-const SESSION_KEY = 'ink.sessionId';
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
@@ -57,15 +57,16 @@ export function activate(context: vscode.ExtensionContext): void {
       await c.stop();
     }
   };
+  const memory = new SessionMemory(context);
   const panel = new InkPanel(context.extensionUri, (m) => {
     if (m.t === 'ready' && panel.empty && !session.running) {
       // A reloaded window: bring back the session the panel showed.
-      const saved = context.workspaceState.get<string>(SESSION_KEY);
+      const saved = memory.get();
       if (saved !== undefined) {
         log.info(`panel: restoring session ${saved}`);
         actions.resume(saved).catch((err: unknown) => {
           log.warn(`panel: could not restore session ${saved}: ${describeError(err)}`);
-          void context.workspaceState.update(SESSION_KEY, undefined);
+          memory.set(undefined);
         });
       }
     }
@@ -81,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const onState = (): void => {
     showStatus();
     // The panel's session comes back after a window reload.
-    void context.workspaceState.update(SESSION_KEY, session.sessionId);
+    memory.set(session.sessionId);
   };
   // By the time a turn ends the server waits for no edit of it: withdraw what is still shown.
   const session = new InkSession(

@@ -30,14 +30,18 @@ interface Saved {
 }
 
 interface Trace {
+  /** Per text delta: ms from its arrival at the extension to the end of the frame showing it. */
   latencies: number[];
+  /** Per batch: ms from the extension's postMessage to its arrival here. */
+  transits: number[];
+  /** Gaps between animation frames while `watch(true)`. */
   gaps: number[];
   watching: boolean;
 }
 
 const vscode = acquireVsCodeApi();
 const saved: Saved = { draft: '', history: [], chips: [], ...((vscode.getState() as Partial<Saved> | undefined) ?? {}) };
-const trace: Trace = { latencies: [], gaps: [], watching: false };
+const trace: Trace = { latencies: [], transits: [], gaps: [], watching: false };
 (window as unknown as { __inkTrace: Trace & { watch(on: boolean): void } }).__inkTrace = Object.assign(trace, {
   watch(on: boolean): void {
     trace.watching = on;
@@ -133,8 +137,10 @@ function frame(): void {
     log.scrollTop = log.scrollHeight;
   }
   const now = Date.now();
-  for (const at of arrivals) {
-    trace.latencies.push(now - at);
+  if (trace.latencies.length < 100_000) {
+    for (const at of arrivals) {
+      trace.latencies.push(now - at);
+    }
   }
   arrivals.length = 0;
 }
@@ -173,6 +179,9 @@ window.addEventListener('message', (msg: MessageEvent) => {
       cleared = true;
       break;
     case 'events':
+      if (typeof m.sentAt === 'number' && trace.transits.length < 100_000) {
+        trace.transits.push(Date.now() - m.sentAt);
+      }
       for (const e of m.events as PanelEvent[]) {
         note(conv.apply(e));
         if (e.t === 'update' && e.update.sessionUpdate === 'agent_message_chunk' && e.at !== undefined) {

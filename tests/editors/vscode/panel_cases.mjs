@@ -42,6 +42,8 @@ async function openFile(page, name) {
   const input = page.locator('.quick-input-widget .quick-input-box input');
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
   for (let attempt = 0; ; attempt++) {
+    // The key goes to the workbench, not to a focused webview or dialog.
+    await page.locator('.part.editor').click({ position: { x: 200, y: 300 } });
     await page.keyboard.press('Control+P');
     try {
       await input.fill(name, { timeout: 3000 });
@@ -154,16 +156,16 @@ export function panelCases({ page, test, workspace, tmp, shots, reopen }) {
   test('panel: Stop ends the running turn; ↑ brings back the last prompt', async () => {
     const { view } = get();
     const box = view.locator('textarea.prompt');
-    await box.fill('[hang] think forever');
+    await box.fill('[hang] stop me from the panel');
     await box.press('Enter');
     const stop = view.locator('button[data-action="stop"]');
     await stop.waitFor({ state: 'visible', timeout: 10000 });
-    await view.locator('.entry.user', { hasText: '[hang] think forever' }).waitFor();
+    await view.locator('.entry.user', { hasText: '[hang] stop me from the panel' }).waitFor();
     await stop.click();
     await view.locator('.entry.outcome', { hasText: 'cancelled' }).last().waitFor({ timeout: 20000 });
     await view.locator('button[data-action="send"]').waitFor({ state: 'visible' });
     await box.press('ArrowUp');
-    assert.equal(await box.inputValue(), '[hang] think forever');
+    assert.equal(await box.inputValue(), '[hang] stop me from the panel');
     await box.fill('');
   });
 
