@@ -120,8 +120,9 @@ export class Conversation {
         return this.update(event.update, event.at ?? Date.now());
       case 'result': {
         const r = event.result;
-        const last = this.entries[this.entries.length - 1];
-        if (r.text !== '' && !this.entries.some((e) => e.type === 'answer') && last?.type !== 'answer') {
+        // The answer when it was not streamed (no answer since the turn's prompt).
+        const turnStart = this.entries.map((e) => e.type).lastIndexOf('user');
+        if (r.text !== '' && !this.entries.slice(turnStart + 1).some((e) => e.type === 'answer')) {
           this.push({ type: 'answer', text: r.text });
         }
         const text = r.stopReason === 'error' && r.error !== undefined ? `failed: ${r.error}` : OUTCOME[r.stopReason];

@@ -19,7 +19,6 @@ export const VIEW_ID = 'ink.panel';
 export interface PanelStatus {
   running: boolean;
   sessionId?: string;
-  title?: string;
   approval: string;
 }
 

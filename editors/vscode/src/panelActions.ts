@@ -140,12 +140,9 @@ export class PanelActions implements vscode.Disposable {
 
   /** Resumes `sessionId` in the panel; a warning while a turn runs. */
   async resume(sessionId: string): Promise<void> {
-    const result = await this.session.load(sessionId);
-    if (result === undefined) {
+    if ((await this.session.load(sessionId)) === undefined) {
       void vscode.window.showWarningMessage('Ink: stop the running turn before switching sessions.');
-      return;
     }
-    this.panel.setStatus({ title: result.title });
   }
 
   private async send(text: string, chips: Chip[]): Promise<void> {

@@ -42,6 +42,15 @@ test('a turn becomes a prompt, cards with their states, the streamed answer and 
   assert.equal(formatTokens(c.inputTokens), '1.2k');
 });
 
+test('an answer that was not streamed is shown from the result, in every turn', () => {
+  const c = new Conversation();
+  for (const turn of ['t1', 't2']) {
+    c.apply({ t: 'prompt', text: `ask ${turn}`, chips: [] });
+    c.apply({ t: 'result', result: { sessionId: 's', turnId: turn, stopReason: 'end_turn', text: `answer ${turn}` } });
+  }
+  assert.deepEqual(c.entries.filter((e) => e.type === 'answer').map((e) => e.type === 'answer' && e.text), ['answer t1', 'answer t2']);
+});
+
 test('sub-agent calls nest under their task; a redraw is of the task card', () => {
   const c = new Conversation();
   c.apply(up({ sessionUpdate: 'tool_call', toolCallId: 'call_1', title: 'task: look', kind: 'think', status: 'pending', rawInput: {} }));

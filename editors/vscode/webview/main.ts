@@ -19,7 +19,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 interface Status {
   running: boolean;
   sessionId?: string;
-  title?: string;
   approval: string;
 }
 
@@ -146,7 +145,7 @@ function frame(): void {
 }
 
 function drawHeader(): void {
-  titleEl.textContent = status.title ?? firstPrompt() ?? 'New session';
+  titleEl.textContent = firstPrompt() ?? 'New session';
   titleEl.title = titleEl.textContent;
   let usage = conv.inputTokens + conv.outputTokens === 0 ? '' : `↑${formatTokens(conv.inputTokens)} ↓${formatTokens(conv.outputTokens)}`;
   if (conv.contextWindow !== undefined && conv.contextTokens !== undefined && conv.contextWindow > 0) {
@@ -186,9 +185,6 @@ window.addEventListener('message', (msg: MessageEvent) => {
         note(conv.apply(e));
         if (e.t === 'update' && e.update.sessionUpdate === 'agent_message_chunk' && e.at !== undefined) {
           arrivals.push(e.at);
-        }
-        if (e.t === 'clear') {
-          status = { ...status, title: e.title };
         }
       }
       break;

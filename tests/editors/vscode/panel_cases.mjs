@@ -85,6 +85,9 @@ export function panelCases({ page, test, workspace, tmp, shots, reopen }) {
   test('panel: a read, a command allowed on its card, an edit accepted on its card, a markdown answer', async () => {
     const { page: p, view } = get();
     await widenSideBar(p, 520);
+    // A new session from the view's title bar (the palette's questions so far were in another).
+    await p.locator('.part.sidebar .title-actions .action-label[aria-label="New Session"]').click();
+    await view.locator('.empty').waitFor({ state: 'visible' });
     // One click attaches the selection: line 3 of README.md.
     await openFile(p, 'README.md');
     const editor = p.locator('.editor-instance .monaco-editor:not(.monaco-diff-editor *)').first();
