@@ -73,13 +73,16 @@ try {
     window.__inkTrace.watch(false);
     return window.__inkTrace.gaps;
   });
-  await frame.evaluate(() => window.__inkTrace.watch(true));
+  await frame.evaluate(() => {
+    window.__inkTrace.watch(true);
+    window.__inkTrace.work = [];
+  });
   const t0 = Date.now();
   await ask(view, '[bench-5000] long answer', 1);
   const streamMs = Date.now() - t0;
-  const busy = await frame.evaluate(() => {
+  const { busy, work } = await frame.evaluate(() => {
     window.__inkTrace.watch(false);
-    return window.__inkTrace.gaps;
+    return { busy: window.__inkTrace.gaps, work: window.__inkTrace.work };
   });
   const lastLine = await view.locator('.answer').last().locator('text=line 5000 of the answer').count();
   console.log(
@@ -101,6 +104,9 @@ try {
         streamGapsOver50: busy.filter((g) => g > 50).length,
         streamGapsOver100: busy.filter((g) => g > 100).length,
         lastLineShown: lastLine > 0,
+        drawMaxMs: Math.max(...work),
+        drawP99Ms: pct(work, 99),
+        draws: work.length,
       }),
   );
 } finally {

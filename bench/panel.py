@@ -3,7 +3,8 @@
 Runs bench/panel.mjs in the real workbench (code-server + headless chromium, installed by
 editors/vscode/scripts/setup-tests) against the real ink-ls and a scripted model on loopback:
 
-1. Latency: a 2,000-delta answer streamed at --delay seconds per delta; for every delta the time
+1. Latency: a 2,000-delta answer (prose in paragraphs, 8 characters per delta) streamed at
+   --delay seconds per delta; for every delta the time
    from its arrival at the extension (off the wire) to the end of the animation frame that put
    it in the panel's DOM (median, p95), against the extension → webview postMessage transit of
    the same batches (the floor any webview pays), measured in this run.
@@ -66,7 +67,9 @@ def main() -> None:
     args = parser.parse_args()
 
     chunk = 8
-    short = ("Streaming words to the panel, one delta at a time. " * 400)[: args.deltas * chunk]
+    sentence = "Streaming words to the panel, one delta at a time. "
+    paragraph = sentence * 5 + "\n\n"  # prose as a model writes it: paragraphs of ~260 chars
+    short = (paragraph * (args.deltas * chunk // len(paragraph) + 1))[: args.deltas * chunk]
     long = long_answer(args.lines)
     with tempfile.TemporaryDirectory(prefix="bench-panel-") as tmp, FakeModelServer() as srv:
         ws = Path(tmp) / "ws"
@@ -97,6 +100,8 @@ def main() -> None:
     print(f"   frames: longest gap {r['streamMaxGapMs']:.1f} ms, p99 {r['streamP99GapMs']:.1f} ms, "
           f"{r['streamGapsOver50']} over 50 ms, {r['streamGapsOver100']} over 100 ms "
           f"({r['streamFrames']} frames)")
+    print(f"   the panel's own drawing per frame: longest {r['drawMaxMs']:.1f} ms, "
+          f"p99 {r['drawP99Ms']:.1f} ms ({r['draws']} frames drawn)")
     print(f"   baseline, idle panel: longest gap {r['idleMaxGapMs']:.1f} ms, "
           f"p99 {r['idleP99GapMs']:.1f} ms ({r['idleFrames']} frames)")
     ok = r["streamGapsOver100"] == 0 and r["lastLineShown"]

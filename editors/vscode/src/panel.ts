@@ -3,8 +3,9 @@
  * bundled script out/webview/main.js) fed from the panel's event log. The webview is a pure
  * function of that log, so a re-created view (hidden and shown, moved) is replayed whole; after
  * a window reload the current session is re-loaded from the server (`ink/session/load`).
- * Events are posted in batches (one message per event-loop turn) so a fast stream costs one
- * IPC hop per batch, not per delta.
+ * Events are posted in batches with one batch in flight at a time: the webview acknowledges each,
+ * and what arrives meanwhile goes in the next. A fast stream then costs as many IPC hops as the
+ * channel carries (not one per delta, which queues up and lags on a remote workbench).
  */
 
 import * as crypto from 'node:crypto';
@@ -14,6 +15,7 @@ import * as vscode from 'vscode';
 import { Conversation, type PanelEvent } from './conversation';
 
 export const VIEW_ID = 'ink.panel';
+const ACK_TIMEOUT_MS = 1000;
 
 /** Header facts that are not part of the conversation. */
 export interface PanelStatus {
@@ -25,6 +27,7 @@ export interface PanelStatus {
 /** What the webview asks of the extension (see webview/main.ts). */
 export type WebviewMessage =
   | { t: 'ready' }
+  | { t: 'ack' }
   | { t: 'send'; text: string; chips: { label: string; path: string; startLine?: number; endLine?: number }[] }
   | { t: 'stop' }
   | { t: 'answer'; id: string; choice: 'allow_once' | 'allow_always' | 'reject' | 'accept' | 'review'; reason?: string }
@@ -44,6 +47,7 @@ export class InkPanel implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private pending: PanelEvent[] = [];
   private flushScheduled = false;
+  private inFlight: ReturnType<typeof setTimeout> | undefined;
   private status: PanelStatus = { running: false, approval: 'ask' };
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -71,7 +75,14 @@ export class InkPanel implements vscode.WebviewViewProvider, vscode.Disposable {
         if (m.t === 'ready') {
           // A new webview: everything so far in one message, then live batches.
           this.pending = [];
+          this.landed();
           void view.webview.postMessage({ t: 'replay', events: this.log, status: this.status });
+        } else if (m.t === 'ack') {
+          this.landed();
+          if (this.pending.length > 0) {
+            this.schedule();
+          }
+          return;
         }
         this.onMessage(m);
       }),
@@ -94,10 +105,7 @@ export class InkPanel implements vscode.WebviewViewProvider, vscode.Disposable {
       return;
     }
     this.pending.push(event);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    this.schedule();
   }
 
   /** Updates the header (running, session, approval mode). */
@@ -123,13 +131,31 @@ export class InkPanel implements vscode.WebviewViewProvider, vscode.Disposable {
     }
   }
 
+  private schedule(): void {
+    if (!this.flushScheduled && this.inFlight === undefined) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     const events = this.pending;
-    this.pending = [];
-    if (events.length > 0 && this.view !== undefined) {
-      void this.view.webview.postMessage({ t: 'events', events, sentAt: Date.now() });
+    if (events.length === 0 || this.view === undefined || this.inFlight !== undefined) {
+      return;
     }
+    this.pending = [];
+    // A batch the webview never acknowledges (it was torn down) must not stall the stream.
+    this.inFlight = setTimeout(() => {
+      this.inFlight = undefined;
+      this.schedule();
+    }, ACK_TIMEOUT_MS);
+    void this.view.webview.postMessage({ t: 'events', events, sentAt: Date.now() });
+  }
+
+  private landed(): void {
+    clearTimeout(this.inFlight);
+    this.inFlight = undefined;
   }
 
   private html(webview: vscode.Webview): string {

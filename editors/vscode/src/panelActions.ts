@@ -95,6 +95,7 @@ export class PanelActions implements vscode.Disposable {
         await vscode.commands.executeCommand(m.id);
         return;
       case 'ready':
+      case 'ack':
         return;
     }
   }

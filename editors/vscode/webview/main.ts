@@ -35,27 +35,33 @@ interface Trace {
   transits: number[];
   /** Gaps between animation frames while `watch(true)`. */
   gaps: number[];
+  /** Time spent in each of our frame callbacks (drawing), ms. */
+  work: number[];
   watching: boolean;
 }
 
 const vscode = acquireVsCodeApi();
 const saved: Saved = { draft: '', history: [], chips: [], ...((vscode.getState() as Partial<Saved> | undefined) ?? {}) };
-const trace: Trace = { latencies: [], transits: [], gaps: [], watching: false };
+const trace: Trace = { latencies: [], transits: [], gaps: [], work: [], watching: false };
+let watchGeneration = 0;
 (window as unknown as { __inkTrace: Trace & { watch(on: boolean): void } }).__inkTrace = Object.assign(trace, {
+  /** Starts (clearing `gaps`) or stops recording the gaps between animation frames. */
   watch(on: boolean): void {
+    const mine = ++watchGeneration;
     trace.watching = on;
+    if (!on) {
+      return;
+    }
     trace.gaps = [];
-    if (on) {
-      let last = performance.now();
-      const loop = (t: number): void => {
+    let last = performance.now();
+    const loop = (t: number): void => {
+      if (mine === watchGeneration) {
         trace.gaps.push(t - last);
         last = t;
-        if (trace.watching) {
-          requestAnimationFrame(loop);
-        }
-      };
-      requestAnimationFrame(loop);
-    }
+        requestAnimationFrame(loop);
+      }
+    };
+    requestAnimationFrame(loop);
   },
 });
 
@@ -112,21 +118,30 @@ function note(change: ReturnType<Conversation['apply']>): void {
 }
 
 function frame(): void {
+  const started = performance.now();
   frameAsked = false;
   const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  const behind: Entry[] = [];
   if (cleared) {
     cleared = false;
     renderer.clear();
     for (const e of conv.entries) {
-      renderer.draw(e);
+      if (renderer.draw(e)) {
+        behind.push(e);
+      }
     }
     headerDirty = true;
   } else {
     for (const e of dirty) {
-      renderer.draw(e);
+      if (renderer.draw(e)) {
+        behind.push(e);
+      }
     }
   }
   dirty.clear();
+  for (const e of behind) {
+    dirty.add(e);
+  }
   if (headerDirty) {
     headerDirty = false;
     drawHeader();
@@ -135,6 +150,9 @@ function frame(): void {
   if (stick) {
     log.scrollTop = log.scrollHeight;
   }
+  if (behind.length > 0) {
+    ask(); // the rest of a burst, next frame
+  }
   const now = Date.now();
   if (trace.latencies.length < 100_000) {
     for (const at of arrivals) {
@@ -142,6 +160,9 @@ function frame(): void {
     }
   }
   arrivals.length = 0;
+  if (trace.work.length < 100_000) {
+    trace.work.push(performance.now() - started);
+  }
 }
 
 function drawHeader(): void {
@@ -178,6 +199,8 @@ window.addEventListener('message', (msg: MessageEvent) => {
       cleared = true;
       break;
     case 'events':
+      // One batch in flight: the extension sends the next (all that arrived since) on this ack.
+      vscode.postMessage({ t: 'ack' });
       if (typeof m.sentAt === 'number' && trace.transits.length < 100_000) {
         trace.transits.push(Date.now() - m.sentAt);
       }

@@ -37,6 +37,8 @@ const STATUS_ICON: Record<string, string> = {
   queued: 'circle-large-outline', running: 'loading', done: 'pass', failed: 'error', refused: 'circle-slash',
 };
 const OUTPUT_LINES = 60;
+/** Characters of a streaming answer rendered per frame at most (whole blocks). */
+const FRAME_BUDGET = 3000;
 
 export function chipButton(chip: Chip, removable: boolean): HTMLElement {
   const label = h('span', { class: 'chip-label' }, icon('file'), ` ${chip.label}`);
@@ -62,21 +64,33 @@ class AnswerView {
     this.el.append(this.frozen, this.tail);
   }
 
-  update(text: string): void {
+  /**
+   * Shows `text`. At most about `FRAME_BUDGET` characters of it are rendered per call (a whole
+   * block always): when more has arrived, the rest waits for the next frame (the tail is hidden
+   * meanwhile) and `true` asks for it, so a burst never makes one long frame.
+   */
+  update(text: string): boolean {
     const end = stableEnd(text, this.done);
-    if (end > this.done) {
-      const block = h('div');
-      block.innerHTML = renderMarkdown(text.slice(this.done, end));
+    let upTo = end;
+    if (end - this.done > FRAME_BUDGET) {
+      const within = stableEnd(text.slice(0, this.done + FRAME_BUDGET), this.done);
+      upTo = within > this.done ? within : end;
+    }
+    if (upTo > this.done) {
+      const block = h('div', { class: 'block' });
+      block.innerHTML = renderMarkdown(text.slice(this.done, upTo));
       decorateCode(block);
       this.frozen.append(block);
-      this.done = end;
+      this.done = upTo;
     }
-    const tail = text.slice(this.done);
+    const behind = upTo < end;
+    const tail = behind ? '' : text.slice(this.done);
     if (tail !== this.shownTail) {
       this.shownTail = tail;
       this.tail.innerHTML = tail === '' ? '' : renderMarkdown(tail);
       decorateCode(this.tail);
     }
+    return behind;
   }
 }
 
@@ -115,8 +129,8 @@ export class EntryRenderer {
     this.root.replaceChildren();
   }
 
-  /** Draws `entry` (appending it when new). */
-  draw(entry: Entry): void {
+  /** Draws `entry` (appending it when new); true when it needs another frame to catch up. */
+  draw(entry: Entry): boolean {
     if (entry.type === 'answer') {
       let view = this.answers.get(entry);
       if (view === undefined) {
@@ -125,8 +139,7 @@ export class EntryRenderer {
         this.nodes.set(entry, view.el);
         this.root.append(view.el);
       }
-      view.update(entry.text);
-      return;
+      return view.update(entry.text);
     }
     const el = this.build(entry);
     const old = this.nodes.get(entry);
@@ -137,6 +150,7 @@ export class EntryRenderer {
       old.replaceWith(el);
     }
     this.nodes.set(entry, el);
+    return false;
   }
 
   /** Refreshes the elapsed time of running cards. */
