@@ -1,4 +1,4 @@
-"""The agent loop (spec §6): user message → model (streamed) → tool batch → model … → done.
+"""The agent loop: user message → model (streamed) → tool batch → model … → done.
 
 It owns the history of one conversation and the invariant that every tool call in it has
 exactly one result, however a run ends. Tool scheduling lives in `scheduler`, one call's
@@ -8,7 +8,6 @@ steps in `pipeline`; this module knows no wire protocol and no concrete model cl
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -39,7 +38,7 @@ from ink_ls.core.messages import (
     UserMessage,
     user_text,
 )
-from ink_ls.core.signal import NEVER, CancelSignal
+from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, race
 from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
 from ink_ls.model.base import Model, ModelError, ModelRequest, ReplyDone, TextDelta
 
@@ -54,11 +53,12 @@ class AgentOptions:
     """Model requests per run; calls of the last reply beyond it are not executed."""
     grace_seconds: float = 10.0
     max_parallel: int = 5
-    """The per-chunk window (spec §4)."""
+    """At most this many concurrency-safe calls of one chunk run at once (a sliding window)."""
     path_aware: bool = True
-    """Spec §9: calls on disjoint declared paths overlap (e.g. edits of two different files),
-    conflicting ones keep call order, and a call that may touch anything (bash) stays a
-    barrier. False gives the seed's behaviour: every non-safe call is a barrier."""
+    """On by default: calls on disjoint declared paths overlap (e.g. edits of two different
+    files), conflicting ones keep call order, and a call that may touch anything (bash) stays a
+    barrier. False plans by the concurrency flag alone: every call that is not concurrency-safe
+    is a barrier."""
 
 
 @dataclass
@@ -67,7 +67,7 @@ class RunResult:
     text: str
     """The final assistant text of this run."""
     usage: Usage
-    """Summed over the run's model calls."""
+    """Summed over the run's model calls, its sub-agents' included."""
     error: str | None = None
 
 
@@ -113,6 +113,7 @@ class Agent:
         # every agent of a process the same one.
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
         self._running = False
+        self._child_usage = Usage()
 
     def _emit(self, event: AgentEvent) -> None:
         try:
@@ -126,6 +127,10 @@ class Agent:
             self.on_message(message)
         except Exception:
             log.exception("message listener failed")
+
+    def count_child_usage(self, usage: Usage) -> None:
+        """Add a sub-agent run's tokens to this run's total (`RunResult.usage`)."""
+        self._child_usage = self._child_usage.add(usage)
 
     def child(self) -> Agent:
         """A sub-agent: same model, gate, files, writer and budget; no `task`; fresh history."""
@@ -147,6 +152,7 @@ class Agent:
         if self._running:
             raise RuntimeError("this agent is already running; one run at a time")
         self._running = True
+        self._child_usage = Usage()
         usage = Usage()
         text = ""
         try:
@@ -163,6 +169,7 @@ class Agent:
             stop, error = "error", f"internal error: {exc}"
         finally:
             self._running = False
+        usage = usage.add(self._child_usage)
         self._emit(RunEndEvent(stop_reason=stop, usage=usage, text=text, error=error))
         return RunResult(stop_reason=stop, text=text, usage=usage, error=error)
 
@@ -244,19 +251,19 @@ class Agent:
 
         if signal.cancelled:
             raise _Aborted("")
-        task = asyncio.ensure_future(consume())
-        waiter = asyncio.ensure_future(signal.wait())
         try:
-            await asyncio.wait((task, waiter), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
-        if task.cancelled() or (signal.cancelled and task.exception() is not None):
-            raise _Aborted("".join(parts))
-        return task.result()
+            return await race(consume(), signal, settle=True)
+        except CancelledError:
+            raise _Aborted("".join(parts)) from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            raise _Aborted("".join(parts)) from None
+        except Exception:
+            if signal.cancelled:  # the stream failed because the cancel closed it
+                raise _Aborted("".join(parts)) from None
+            raise
 
     def _synthesize(
         self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]

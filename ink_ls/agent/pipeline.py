@@ -1,5 +1,6 @@
-"""The one-call pipeline (spec §3): look the tool up, decode and validate the arguments, ask the
-gate, execute, and turn every outcome into one `CallResult` shape with the issue's exact texts.
+"""The one-call pipeline: look the tool up, decode and validate the arguments, ask the gate,
+execute, and turn every outcome into one `CallResult` shape; each refusal and failure has one
+fixed text (the functions below), which the model reads and the tests pin.
 
 It runs one call; ordering, windows, budgets and grace belong to the scheduler, not here.
 """
@@ -16,9 +17,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ink_ls.agent.events import ToolStartEvent
-from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
+from ink_ls.agent.gate import Gate, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
-from ink_ls.core.signal import CancelSignal
+from ink_ls.core.signal import CancelledError, CancelSignal, race
 from ink_ls.core.tool import (
     AnyTool,
     ChangeRejectedError,
@@ -26,6 +27,7 @@ from ink_ls.core.tool import (
     ToolContext,
     ToolParams,
     ToolRegistry,
+    aborted_result,
 )
 
 MAX_SCHEMA_ERRORS = 5
@@ -78,7 +80,11 @@ def error_result(call: ToolCall, text: str) -> CallResult:
 
 
 def blocked_text(name: str, source: str, reason: str | None) -> str:
-    return f'Tool "{name}" blocked by {source}: {reason or "no reason given"}'
+    """`Tool "<name>" blocked by <source>: <reason>`; without a source, `Tool "<name>" was
+    blocked: <reason>` (a gate may refuse without naming itself)."""
+    why = (reason or "").strip() or "no reason given"
+    who = source.strip()
+    return f'Tool "{name}" blocked by {who}: {why}' if who else f'Tool "{name}" was blocked: {why}'
 
 
 def interrupted_result(call: ToolCall) -> CallResult:
@@ -209,27 +215,18 @@ async def check_gate(
         return None
     call = prepared.call
     request = GateRequest(prepared.tool, call.id, prepared.args, cwd)
-    pending = asyncio.ensure_future(gate(request, signal))
-    if not pending.done():
-        cancelled = asyncio.get_running_loop().create_future()
-
-        def on_cancel() -> None:
-            if not cancelled.done():
-                cancelled.set_result(None)
-
-        unsubscribe = signal.subscribe(on_cancel)
-        try:
-            await asyncio.wait((pending, cancelled), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            unsubscribe()
-            if not pending.done():
-                pending.cancel()
-        if not pending.done() or pending.cancelled():
-            return error_result(
-                call, blocked_text(call.name, "user", "cancelled while waiting for approval")
-            )
+    cancelled = error_result(
+        call, blocked_text(call.name, "user", "cancelled while waiting for approval")
+    )
     try:
-        decision: GateBlock | None = pending.result()
+        decision = await race(gate(request, signal), signal)
+    except CancelledError:
+        return cancelled
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return cancelled  # the gate's own wait was cancelled
     except Exception as exc:  # a broken gate must never let the call through
         return error_result(
             call, blocked_text(call.name, "gate", f"the approval check failed: {exc}")
@@ -247,6 +244,8 @@ async def execute(prepared: PreparedCall, signal: CancelSignal, context: ToolCon
         result = await tool.execute(prepared.args, signal, context)
     except ChangeRejectedError as exc:
         out = error_result(call, blocked_text(call.name, exc.source, exc.reason))
+    except CancelledError:  # the tool let its cancel escape: the same text tools return
+        out = error_result(call, aborted_result(call.name).output)
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         out = error_result(call, f"Error: tool {call.name} threw: {message}")

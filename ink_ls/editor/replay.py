@@ -48,10 +48,10 @@ REPLAY_TURN = "replay"
 
 
 def replay_updates(
-    messages: list[Message], tools: ToolRegistry, cwd: Path
+    messages: list[Message], cwd: Path, tools: ToolRegistry
 ) -> list[SessionUpdateBody]:
-    """The updates that rebuild a conversation view of `messages`, in history order (calls
-    titled and kinded by `tools`, as live ones are)."""
+    """The updates that rebuild a conversation view of `messages`, in history order; calls
+    are titled and kinded by their tools, as in a live turn."""
     out: list[SessionUpdateBody] = []
     usage = Usage()
     for message in messages:
@@ -97,10 +97,10 @@ def replay_updates(
 
 
 def replay(
-    client: EditorClient, session: LiveSession, tools: ToolRegistry, cwd: Path
+    client: EditorClient, session: LiveSession, cwd: Path, tools: ToolRegistry
 ) -> SessionLoadResult:
     """Send the session's history as updates (turn id `replay`); its summary for the answer."""
-    for update in replay_updates(session.messages, tools, cwd):
+    for update in replay_updates(session.messages, cwd, tools):
         params = SessionUpdateParams(
             session_id=session.session_id, turn_id=REPLAY_TURN, update=update
         )

@@ -11,12 +11,14 @@ from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
 
+from ink_ls.core.hidden_env import hide_env
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import uri_to_path
 from ink_ls.editor.host import Host
 from ink_ls.editor.settings import InkSettings, parse_settings
 from ink_ls.handlers._client import PyglsClient
 from ink_ls.handlers.state import ServerState
+from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import SHOW_MESSAGE
 from ink_ls.tools.processes import kill_all_tracked
 
@@ -46,14 +48,8 @@ def _ink_section(raw: Any) -> Any:
 def warn_settings(client: PyglsClient, problems: list[str]) -> None:
     """One Warning naming every bad settings key."""
     if problems:
-        client.notify(
-            SHOW_MESSAGE,
-            {
-                "type": 2,
-                "message": f"ink: invalid settings ignored ({'; '.join(problems)}); "
-                "using defaults",
-            },
-        )
+        message = f"ink: invalid settings ignored ({'; '.join(problems)}); using defaults"
+        client.notify(SHOW_MESSAGE, lsp.show_message_params(message))
 
 
 def kill_tool_processes() -> None:
@@ -74,6 +70,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         state.documents.encoding = str(getattr(encoding, "value", encoding))
         settings, problems = parse_settings(_ink_section(params.initialization_options))
         warn_settings(client, problems)
+        hide_env(settings.model.secret_env_names())  # out of reach of commands from now on
         state.host = Host(
             client,
             state.deps,
@@ -91,6 +88,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         settings: InkSettings
         settings, problems = parse_settings(raw, base=state.host.settings)
         warn_settings(client, problems)
+        hide_env(settings.model.secret_env_names())
         state.host.settings = settings
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

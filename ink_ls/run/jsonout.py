@@ -2,7 +2,8 @@
 
 The run-end line also carries `session_id`, so a script can continue the session. Events of a
 `task` call's sub-agent carry `parent_tool_call_id` (the task call's id) and namespaced
-`tool_call_id`s `<task id>/<sub-agent call id>`; the key is left out of top-level events.
+`tool_call_id`s `<task id>/<sub-agent call id>`; the key is left out of top-level events. A
+sub-agent's model replies appear as `usage` events (tokens only), never as `message_end`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ class JsonPrinter:
     def __init__(self, out: TextIO, *, session_id: str) -> None:
         self._out = out
         self._session_id = session_id
-        self.saw_run_end = False
 
     def __call__(self, event: AgentEvent) -> None:
         try:
@@ -34,6 +34,5 @@ class JsonPrinter:
             del data["parent_tool_call_id"]
         if isinstance(event, RunEndEvent):
             data["session_id"] = self._session_id
-            self.saw_run_end = True
         self._out.write(json.dumps(data, ensure_ascii=False) + "\n")
         self._out.flush()

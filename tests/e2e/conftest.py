@@ -249,8 +249,9 @@ Starter = Callable[..., Awaitable[InkClient]]
 async def start(
     preset: str, model: FakeModelServer, workspace: Path, tmp_path: Path
 ) -> AsyncIterator[Starter]:
-    """`await start(approval="ask", timeout=600, ink={...}, args=(...))` → an initialized
-    client (`args` are added to the server's command line)."""
+    """`await start(approval="ask", timeout=600, ink={...}, args=(...), env={...})` → an
+    initialized client (`args` are added to the server's command line, `env` to its
+    environment)."""
     clients: list[InkClient] = []
 
     async def _start(
@@ -259,13 +260,14 @@ async def start(
         ink: dict[str, Any] | None = None,
         experimental: dict[str, Any] | None = None,
         args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
     ) -> InkClient:
         client = make_client()
         client.preset = preset
         client.workspace = workspace
         await client.start_io(
             *SERVER_COMMAND, *args,
-            env=server_env(tmp_path / "state"), cwd=str(workspace),
+            env={**server_env(tmp_path / "state"), **(env or {})}, cwd=str(workspace),
         )
         clients.append(client)
         caps = client_capabilities(preset)
@@ -340,7 +342,7 @@ async def start_sleeping(
     """Start a turn running `sleep <marker>`; return the prompt task and the session id."""
     model.push(tool("bash", {"command": f"sleep {marker}"}))
     task = asyncio.ensure_future(
-        client.ink("ink/session/prompt", {"prompt": "sleep a minute"}, msg_id=msg_id)
+        client.ink(methods.SESSION_PROMPT, {"prompt": "sleep a minute"}, msg_id=msg_id)
     )
     await client.wait_for(
         lambda: any(u.get("phase") == "running" for u in client.tool_updates())

@@ -63,7 +63,10 @@ export class InlineApprovals implements vscode.Disposable {
     const spec = dialogFor(params.type, params.message);
     const id = `cmd-${++this.counter}`;
     const approval: Approval = { id, kind: 'command', message: spec.message, detail: spec.detail };
-    this.emit({ t: 'approval', approval, toolCallId: this.matchCommand(params.message) });
+    // ink-ls names the call (`ink.toolCallId`); an older server does not: match its command.
+    const named = (params as { ink?: { toolCallId?: unknown } }).ink?.toolCallId;
+    const toolCallId = typeof named === 'string' ? named : this.matchCommand(params.message);
+    this.emit({ t: 'approval', approval, toolCallId });
     if (!this.panelVisible()) {
       const chosen = await modal(spec, actions);
       this.emit({ t: 'approvalDone', id, answer: chosen?.title ?? 'dismissed' });

@@ -81,6 +81,7 @@ export function createClient(hooks: ClientHooks): LanguageClient {
   client.registerFeature(new InkCapabilitiesFeature());
   // Registered before start, so it replaces the client's default (a toast) for this request.
   client.onRequest(ShowMessageRequest.type, hooks.askCommand);
+  hooks.reviewer.watchWithdrawals(client); // a withdrawn edit review closes
   client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
   return client;
 }

@@ -79,7 +79,7 @@ export type Entry =
   | { type: 'user'; text: string; chips: Chip[] }
   | { type: 'answer'; text: string }
   | ToolCard
-  | { type: 'notice'; level: 'error' | 'info'; text: string }
+  | { type: 'notice'; level: 'error' | 'warning' | 'info'; text: string }
   | { type: 'outcome'; stopReason: StopReason | 'failed'; text: string };
 
 const OUTCOME: Record<StopReason, string> = {
@@ -253,6 +253,8 @@ export class Conversation {
         return 'header';
       case 'error':
         return this.push({ type: 'notice', level: 'error', text: u.message });
+      case 'warning':
+        return this.push({ type: 'notice', level: 'warning', text: u.message });
       case 'turn_end':
         return undefined;
     }

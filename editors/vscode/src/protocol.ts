@@ -21,7 +21,6 @@ export const SESSION_UPDATE = 'ink/session/update';
 export const InkErrorCode = {
   SessionNotFound: -32001,
   SessionBusy: -32002,
-  ModelNotConfigured: -32003,
   ShuttingDown: -32004,
 } as const;
 
@@ -194,6 +193,12 @@ export interface ErrorUpdate {
   message: string;
 }
 
+/** Something the user should know that does not stop the turn (the session cannot be saved). */
+export interface WarningUpdate {
+  sessionUpdate: 'warning';
+  message: string;
+}
+
 export interface TurnEndUpdate {
   sessionUpdate: 'turn_end';
   stopReason: StopReason;
@@ -206,6 +211,7 @@ export type SessionUpdate =
   | ToolCallUpdate
   | UsageUpdate
   | ErrorUpdate
+  | WarningUpdate
   | TurnEndUpdate;
 
 export interface SessionUpdateParams {

@@ -173,7 +173,7 @@ export class EntryRenderer {
         return card(entry);
       case 'notice':
         return h('div', { class: `entry notice ${entry.level}`, role: entry.level === 'error' ? 'alert' : 'status' },
-          icon(entry.level === 'error' ? 'error' : 'info'), ` ${entry.text}`);
+          icon(entry.level === 'info' ? 'info' : entry.level), ` ${entry.text}`);
       case 'outcome':
         return h('div', { class: `entry outcome ${entry.stopReason}` },
           icon(entry.stopReason === 'end_turn' ? 'check' : entry.stopReason === 'cancelled' ? 'debug-stop' : 'warning'), ` ${entry.text}`);

@@ -26,16 +26,21 @@ M.lsp = {
 
 --- values of `update.sessionUpdate` in ink/session/update
 M.updates = {
+  user_message_chunk = 'user_message_chunk',
   agent_message_chunk = 'agent_message_chunk',
   tool_call = 'tool_call',
   tool_call_update = 'tool_call_update',
   usage_update = 'usage_update',
   error = 'error',
+  warning = 'warning',
   turn_end = 'turn_end',
 }
 
 --- values of `phase` in a tool_call_update
 M.phases = { running = 'running', settled = 'settled', delivered = 'delivered' }
+
+--- the turnId of the updates that replay a stored session (ink/session/load)
+M.REPLAY_TURN = 'replay'
 
 --- stopReason of a turn (prompt result and turn_end)
 M.stop_reasons = {
@@ -57,7 +62,6 @@ M.approval_options = {
 M.errors = {
   session_not_found = -32001,
   session_busy = -32002,
-  model_not_configured = -32003,
   shutting_down = -32004,
 }
 
