@@ -40,7 +40,8 @@ async function setTheme(page, theme) {
  * the webview has the focus may reach the workbench late, so the picker is retried. */
 async function openFile(page, name) {
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  // The highlighted row (Enter opens it) must be the file: the list shows recent files first.
+  const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name }).first();
   for (let attempt = 0; ; attempt++) {
     // The key goes to the workbench, not to a focused webview or dialog.
     await page.locator('.part.editor').click({ position: { x: 200, y: 300 } });
