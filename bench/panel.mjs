@@ -84,6 +84,11 @@ try {
     window.__inkTrace.watch(false);
     return { busy: window.__inkTrace.gaps, work: window.__inkTrace.work };
   });
+  // Still following the stream: the log is scrolled to its end.
+  const atBottom = await frame.evaluate(() => {
+    const log = document.querySelector('.log');
+    return log.scrollHeight - log.scrollTop - log.clientHeight < 50;
+  });
   const lastLine = await view.locator('.answer').last().locator('text=line 5000 of the answer').count();
   console.log(
     'RESULT ' +
@@ -104,6 +109,7 @@ try {
         streamGapsOver50: busy.filter((g) => g > 50).length,
         streamGapsOver100: busy.filter((g) => g > 100).length,
         lastLineShown: lastLine > 0,
+        followedToEnd: atBottom,
         drawMaxMs: Math.max(...work),
         drawP99Ms: pct(work, 99),
         draws: work.length,

@@ -96,10 +96,19 @@ function note(change: ReturnType<Conversation['apply']>): void {
   }
 }
 
+let follow = false;
+
 function frame(): void {
   const started = performance.now();
   frameAsked = false;
+  // Layout is clean here (the browser laid out after the last frame): reading and scrolling
+  // cost nothing now, where after this frame's changes they would force a reflow.
+  if (follow) {
+    follow = false;
+    log.scrollTop = log.scrollHeight;
+  }
   const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  const changed = cleared || dirty.size > 0;
   const behind: Entry[] = [];
   if (cleared) {
     cleared = false;
@@ -126,11 +135,9 @@ function frame(): void {
     drawHeader();
   }
   empty.hidden = conv.entries.length > 0;
-  if (stick) {
-    log.scrollTop = log.scrollHeight;
-  }
-  if (behind.length > 0) {
-    ask(); // the rest of a burst, next frame
+  if (behind.length > 0 || (stick && changed)) {
+    follow = stick;
+    ask(); // the rest of a burst, and following it to the end: next frame
   }
   const now = Date.now();
   if (trace.latencies.length < 100_000) {
