@@ -21,7 +21,7 @@ from pydantic_core import PydanticCustomError
 
 from ink_ls.core.messages import ImageBlock, TextBlock
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, document_text
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
 from ink_ls.tools._paths import real, resolve, shell_quote
 from ink_ls.tools._truncate import (
@@ -120,7 +120,7 @@ class ReadTool(Tool[ReadParams]):
         stop = threading.Event()
         unsubscribe = signal.subscribe(stop.set)
         try:
-            buffer = context.files.open_document(path)
+            buffer = await document_text(context.files, path)
             outcome: _Text | _Image | _Failure
             if buffer is not None:
                 source: BinaryIO = io.BytesIO(buffer.encode("utf-8", "replace"))
