@@ -24,7 +24,7 @@ from ink_ls import __version__
 from ink_ls.agent.prompt import build_system_prompt
 from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.host import HostDeps
-from ink_ls.handlers import ink, lifecycle
+from ink_ls.handlers import commands, ink, lifecycle
 from ink_ls.handlers.state import ServerState
 from ink_ls.model.client import OpenAIClient
 from ink_ls.protocol import methods
@@ -205,6 +205,7 @@ def build_server(deps: HostDeps | None = None) -> InkServer:
     protocol.state = state
     lifecycle.register(server, state)
     ink.register(server, state)
+    commands.register(server, state)
     return server
 
 

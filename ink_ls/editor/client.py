@@ -36,6 +36,7 @@ class ClientFeatures:
     change_annotations: bool = False
     action_option_ids: bool = False
     reviews_apply_edit: bool = False
+    show_document: bool = False
 
     @classmethod
     def from_capabilities(cls, caps: Mapping[str, Any] | None) -> ClientFeatures:
@@ -54,4 +55,5 @@ class ClientFeatures:
             )
             is True,
             reviews_apply_edit=_get(caps, "experimental", "ink", "reviewsApplyEdit") is True,
+            show_document=_get(caps, "window", "showDocument", "support") is True,
         )
