@@ -142,6 +142,13 @@ class InkProtocol(LanguageServerProtocol):
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
         result: types.InitializeResult = yield from super().lsp_initialize(params)
+        experimental = params.capabilities.experimental
+        if isinstance(experimental, dict) and "ink" in experimental:
+            # An ink plugin (VS Code, Neovim) has its own commands: vscode-languageclient would
+            # register the server's `ink.ask` as a VS Code command and clash with the
+            # extension's. The code actions and commands are for plugin-less clients.
+            result.capabilities.execute_command_provider = None
+            result.capabilities.code_action_provider = None
         result.capabilities.experimental = {
             "ink": {
                 "version": methods.PROTOCOL_VERSION,
