@@ -37,7 +37,7 @@ from ink_ls.acp.files import ClientFiles, ClientWriter
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
 from ink_ls.acp.plan import PlanTool
-from ink_ls.acp.updates import UpdateMapper, prompt_blocks
+from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import AgentEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
@@ -55,7 +55,8 @@ MODES = [
     SessionMode(id="readonly", name="Read only",
                 description="Reads and searches only; changes and commands are refused"),
 ]
-_STOPS = {"completed": "end_turn", "max_iterations": "max_turn_requests", "aborted": "cancelled"}
+_STOPS = {"completed": "end_turn", "max_tokens": "max_tokens",
+          "max_iterations": "max_turn_requests", "aborted": "cancelled"}
 
 
 @dataclass
@@ -134,8 +135,11 @@ class InkAcpAgent:
         )
 
     def _open(self, stored: Session, cwd: Path, mcp_servers: list[Any] | None) -> AcpSession:
+        # titles and kinds of replayed calls come from the tools themselves
+        tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
         session = AcpSession(
-            stored=stored, cwd=cwd, gate=ApprovalGate(self._mode), mapper=UpdateMapper(cwd),
+            stored=stored, cwd=cwd, gate=ApprovalGate(self._mode),
+            mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []), history=list(stored.messages))
         self._sessions[stored.id] = session
         return session

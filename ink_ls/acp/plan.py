@@ -41,6 +41,7 @@ class PlanTool(Tool[PlanParams]):
     )
     params_model = PlanParams
     concurrency_safe = True
+    kind = "think"
 
     def access(self, args: PlanParams, cwd: Path) -> Access | None:
         return Access()  # touches no file and runs nothing: never asks for approval

@@ -7,6 +7,7 @@ Pure mapping: it sends nothing. The `plan` tool's calls become `plan` updates, n
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from acp import (
     update_user_message,
 )
 from acp.helpers import SessionUpdate, ToolCallContentVariant
-from acp.schema import ToolCallLocation, ToolKind
+from acp.schema import ToolCallLocation
 
 from ink_ls.acp.plan import PLAN_TOOL, PlanParams
 from ink_ls.agent.events import (
@@ -43,11 +44,10 @@ from ink_ls.core.messages import (
     UserMessage,
     text_of,
 )
+from ink_ls.core.tool import CommandDisplay, DiffDisplay, Display, ToolKind, ToolRegistry
 
-_KINDS: dict[str, ToolKind] = {
-    "read": "read", "ls": "read", "edit": "edit", "write": "edit", "bash": "execute",
-    "grep": "search", "find": "search", "task": "think",
-}
+Describe = Callable[[str, dict[str, Any] | None], tuple[str, ToolKind]]
+"""(tool name, arguments) → the call's title and kind, as its tool states them."""
 
 
 def _path_arg(args: dict[str, Any] | None, cwd: Path) -> Path | None:
@@ -58,18 +58,15 @@ def _path_arg(args: dict[str, Any] | None, cwd: Path) -> Path | None:
     return path if path.is_absolute() else cwd / path
 
 
-def tool_title(name: str, args: dict[str, Any] | None, cwd: Path) -> str:
-    """One line a person reads: `Read app.py`, `Run ls -la`, `Search "TODO"`."""
-    a = args or {}
-    path = a.get("path") if isinstance(a.get("path"), str) else None
-    if name == "bash" and isinstance(a.get("command"), str):
-        return f"Run {a['command']}"
-    if name in ("grep", "find") and isinstance(a.get("pattern"), str):
-        return f"Search {a['pattern']!r}" + (f" in {path}" if path else "")
-    if path:
-        verb = {"read": "Read", "edit": "Edit", "write": "Write", "ls": "List"}.get(name, name)
-        return f"{verb} {path}"
-    return name
+def describer(tools: ToolRegistry, cwd: Path) -> Describe:
+    """Titles and kinds from the session's tools (for calls replayed from history)."""
+    def describe(name: str, args: dict[str, Any] | None) -> tuple[str, ToolKind]:
+        tool = tools.get(name)
+        if tool is None:
+            return name, "other"
+        return tool.title(args or {}, cwd), tool.kind
+
+    return describe
 
 
 def _locations(name: str, args: dict[str, Any] | None, cwd: Path) -> list[ToolCallLocation]:
@@ -92,14 +89,12 @@ def _blocks(content: list[ContentBlock]) -> list[ToolCallContentVariant]:
 
 
 def result_content(
-    content: list[ContentBlock], display: Any
+    content: list[ContentBlock], display: Display | None
 ) -> list[ToolCallContentVariant]:
     """A diff for changes, the output in a fence for commands, else what the model got."""
-    if isinstance(display, dict) and display.get("type") == "diff":
-        old = display.get("oldText")
-        return [tool_diff_content(str(display.get("path")), str(display.get("newText", "")),
-                                  old if isinstance(old, str) and old else None)]
-    if isinstance(display, dict) and display.get("type") == "command":
+    if isinstance(display, DiffDisplay):
+        return [tool_diff_content(str(display.path), display.new_text, display.old_text or None)]
+    if isinstance(display, CommandDisplay):
         return [tool_content(text_block(f"```console\n{text_of(content).rstrip()}\n```"))]
     return _blocks(content)
 
@@ -117,8 +112,9 @@ def plan_update(args: dict[str, Any] | None) -> SessionUpdate | None:
 class UpdateMapper:
     """Maps the events of one session's turns to updates; remembers which calls are plans."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, describe: Describe) -> None:
         self.cwd = cwd
+        self._describe = describe
         self._plans: set[str] = set()
 
     def updates(self, event: AgentEvent) -> list[SessionUpdate]:
@@ -127,7 +123,8 @@ class UpdateMapper:
                 return []  # a sub-agent's text is not the answer
             return [update_agent_message_text(event.text)]
         if isinstance(event, ToolStartEvent):
-            return self._start(event.tool_call_id, event.tool_name, event.arguments)
+            return self._start(event.tool_call_id, event.tool_name, event.arguments,
+                               (event.title or event.tool_name, event.kind))
         if isinstance(event, ToolRunningEvent):
             if event.tool_call_id in self._plans:
                 return []
@@ -142,15 +139,17 @@ class UpdateMapper:
             )]
         return []
 
-    def _start(self, call_id: str, name: str, args: dict[str, Any] | None) -> list[SessionUpdate]:
+    def _start(self, call_id: str, name: str, args: dict[str, Any] | None,
+               described: tuple[str, ToolKind] | None = None) -> list[SessionUpdate]:
         if name == PLAN_TOOL:
             plan = plan_update(args)
             if plan is not None:
                 self._plans.add(call_id)
                 return [plan]
+        title, kind = described or self._describe(name, args)
         return [start_tool_call(
-            call_id, tool_title(name, args, self.cwd), kind=_KINDS.get(name, "other"),
-            status="pending", locations=_locations(name, args, self.cwd), raw_input=args,
+            call_id, title, kind=kind, status="pending",
+            locations=_locations(name, args, self.cwd), raw_input=args,
         )]
 
     def replay(self, history: list[Message]) -> list[SessionUpdate]:

@@ -15,10 +15,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ink_ls.agent.events import ToolStartEvent
 from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import AnyTool, ChangeRejectedError, ToolContext, ToolParams, ToolRegistry
+from ink_ls.core.tool import (
+    AnyTool,
+    ChangeRejectedError,
+    Display,
+    ToolContext,
+    ToolParams,
+    ToolRegistry,
+)
 
 MAX_SCHEMA_ERRORS = 5
 INTERRUPTED = "(interrupted before this tool ran)"
@@ -33,7 +41,7 @@ class CallResult:
     tool_name: str
     content: list[ContentBlock]
     is_error: bool = False
-    display: Any = None
+    display: Display | None = None
     duration_ms: float | None = None
 
     def entry(self) -> ToolResultEntry:
@@ -153,6 +161,22 @@ def _schema_errors(exc: ValidationError, data: object) -> str:
 
 def _invalid_text(name: str, errors: str) -> str:
     return f"Error: invalid arguments for {name} — {errors}. Fix the arguments and retry."
+
+
+def start_event(
+    call: ToolCall, tools: ToolRegistry, decoded: object, cwd: Path
+) -> ToolStartEvent:
+    """The `tool_start` of a call, titled and kinded by its tool (its name for an unknown one)."""
+    args = arguments_object(decoded)
+    tool = tools.get(call.name)
+    title = tool.title(args or {}, cwd) if tool is not None else call.name
+    return ToolStartEvent(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        arguments=args,
+        title=title,
+        kind=tool.kind if tool is not None else "other",
+    )
 
 
 def prepare(call: ToolCall, tools: ToolRegistry, decoded: object) -> PreparedCall | CallResult:
