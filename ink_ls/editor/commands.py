@@ -22,6 +22,7 @@ from ink_ls.core.messages import AssistantMessage, Message
 from ink_ls.editor.documents import path_to_uri
 from ink_ls.editor.host import Host
 from ink_ls.editor.sessions import LiveSession
+from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import session_busy
 from ink_ls.protocol.methods import SHOW_DOCUMENT, SHOW_MESSAGE
 from ink_ls.protocol.models import (
@@ -33,7 +34,6 @@ from ink_ls.protocol.models import (
 
 log = logging.getLogger(__name__)
 
-ERROR, WARNING, INFO = 1, 2, 3
 SHORT_ANSWER = 280
 """An answer up to this many characters on at most three lines is shown as a message."""
 MESSAGE_LIMIT = 2000
@@ -130,36 +130,36 @@ class CommandTurns:
             result = await self.host.prompt(params)
         except Exception as exc:  # a refusal (busy, shutting down): say so, never crash
             log.info("ink.ask failed: %s", exc)
-            self._message(ERROR, f"Ink: {getattr(exc, 'message', exc)}")
+            self._message("error", f"Ink: {getattr(exc, 'message', exc)}")
             return
         await self._deliver(session, params.prompt, result, session.messages[before:])
 
-    def _message(self, kind: int, text: str) -> None:
-        self.host.client.notify(SHOW_MESSAGE, {"type": kind, "message": text})
+    def _message(self, kind: lsp.MessageKind, text: str) -> None:
+        self.host.client.notify(SHOW_MESSAGE, lsp.user_message_params(text, kind))
 
     async def _deliver(self, session: LiveSession, prompt: str, result: SessionPromptResult,
                        turn: list[Message]) -> None:
         if result.stop_reason == "cancelled":
-            self._message(WARNING, "Ink: cancelled")
+            self._message("warning", "Ink: cancelled")
             return
         if result.stop_reason == "error":
-            self._message(ERROR, f"Ink: {result.error or 'the turn failed'}")
+            self._message("error", f"Ink: {result.error or 'the turn failed'}")
             return
         answer = result.text.strip() or "(no answer text)"
         if is_short(answer):
-            self._message(INFO, f"Ink: {answer}")
+            self._message("info", f"Ink: {answer}")
             return
         path = self._write_transcript(session, prompt, answer, turn)
         if self.host.features.show_document:
             try:
                 shown = await self.host.client.request(
-                    SHOW_DOCUMENT, {"uri": path_to_uri(path), "takeFocus": True})
+                    SHOW_DOCUMENT, lsp.show_document_params(path_to_uri(path)))
                 if isinstance(shown, dict) and shown.get("success"):
                     return
             except Exception as exc:  # fall back to the message
                 log.info("showDocument failed: %s", exc)
         text = answer if len(answer) <= MESSAGE_LIMIT else answer[: MESSAGE_LIMIT - 1] + "…"
-        self._message(INFO, f"Ink: {text}\n(transcript: {path})")
+        self._message("info", f"Ink: {text}\n(transcript: {path})")
 
     def _write_transcript(self, session: LiveSession, prompt: str, answer: str,
                           turn: list[Message]) -> Path:

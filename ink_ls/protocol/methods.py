@@ -43,6 +43,7 @@ LOG_MESSAGE = "window/logMessage"
 PROGRESS_CREATE = "window/workDoneProgress/create"
 PROGRESS = "$/progress"
 SHOW_DOCUMENT = "window/showDocument"
+CANCEL_REQUEST = "$/cancelRequest"
 
 SERVER_REQUESTS: tuple[str, ...] = (
     APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE, SHOW_DOCUMENT,
