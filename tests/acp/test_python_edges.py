@@ -84,3 +84,30 @@ async def test_plan_readonly_image_and_context(
         user = next(m for m in first if m["role"] == "user")
         assert "look at this" in str(user["content"])
         assert "image" in str(user["content"])  # the image (or its placeholder) went along
+
+
+async def test_client_gone_mid_command_leaves_no_process(
+    model: FakeModelServer, workspace: Path, acp_env: dict[str, str]
+) -> None:
+    from tests.acp.conftest import cancel_turn, process_gone
+
+    client = RecordingClient(workspace, {})
+    model.push(*cancel_turn())
+    async with spawn_agent_process(client, *SERVER, env=acp_env, cwd=workspace) as (conn, proc):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=CAPS)
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="auto")
+        running = asyncio.ensure_future(conn.prompt(session_id=sid,
+                                                    prompt=[text_block("sleep")]))
+        pid_file = workspace / "sleep.pid"
+        async with asyncio.timeout(30):
+            while not (pid_file.is_file() and pid_file.read_text().strip()):
+                await asyncio.sleep(0.05)
+        pid = int(pid_file.read_text())
+        assert proc.stdin is not None
+        proc.stdin.close()  # the editor went away without a word
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+        running.cancel()
+    async with asyncio.timeout(30):
+        while not process_gone(pid):
+            await asyncio.sleep(0.05)
