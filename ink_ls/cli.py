@@ -1,7 +1,7 @@
 """The `ink-ls` command line: the language server (default, `--stdio`, `--tcp`), the Agent
-Client Protocol agent (`--acp`), `ink-ls run`
-and `ink-ls sessions`. Logs go to stderr or `--log-file`, never to stdout (stdout is the
-JSON-RPC stream of the server, and the `--json` event stream of `run`).
+Client Protocol agent (`--acp`), `ink-ls run` and `ink-ls sessions`. Logs go to stderr or
+`--log-file`, never to stdout (stdout is the JSON-RPC stream of the server or the ACP agent,
+and the `--json` event stream of `run`).
 """
 
 from __future__ import annotations
