@@ -55,7 +55,12 @@ class ActionSpec:
 
 def code_actions(uri: str, rng: dict[str, Any], diagnostics: list[dict[str, Any]]
                  ) -> list[ActionSpec]:
-    """`Ink: fix this problem` per diagnostic, then `Ink: explain this`, `Ink: ask about this…`."""
+    """`Ink: fix this problem` per diagnostic, then `Ink: explain this`, `Ink: ask about this…`.
+
+    Without a selection (a cursor) they are about the cursor's line."""
+    if rng.get("start") == rng.get("end") and isinstance(rng.get("start"), dict):
+        line = rng["start"].get("line", 0)
+        rng = {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}
     actions = [
         ActionSpec(
             title=f"Ink: fix this problem ({_short(d.get('message', ''))})",

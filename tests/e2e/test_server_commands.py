@@ -65,6 +65,13 @@ async def test_code_actions_for_a_selection_and_a_diagnostic(start: Starter) -> 
     assert explain["command"]["arguments"][0]["range"] == selection
     assert "kind" not in ask
     assert ask["command"]["arguments"] == [{"uri": uri, "range": selection}]
+    # at a cursor (no selection) the actions are about the cursor's line
+    cursor = {"start": {"line": 1, "character": 3}, "end": {"line": 1, "character": 3}}
+    at_cursor = await client.ink(methods.CODE_ACTION, {
+        "textDocument": {"uri": uri}, "range": cursor, "context": {"diagnostics": []}})
+    assert [a["title"] for a in at_cursor] == ["Ink: explain this", "Ink: ask about this…"]
+    assert at_cursor[0]["command"]["arguments"][0]["range"] == {
+        "start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
 
 
 async def test_short_answer_is_a_message(start: Starter, model: FakeModelServer) -> None:
