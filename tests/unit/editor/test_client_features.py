@@ -21,7 +21,7 @@ def test_visual_studio_code() -> None:
     assert ClientFeatures.from_capabilities(raw) == ClientFeatures(
         work_done_progress=True, document_changes=True, create_files=True,
         change_annotations=True, action_option_ids=True, reviews_apply_edit=True,
-        show_document=True,
+        show_document=True, ink_plugin=True,
     )
 
 
