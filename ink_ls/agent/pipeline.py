@@ -18,7 +18,14 @@ from pydantic import ValidationError
 from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import AnyTool, ChangeRejectedError, ToolContext, ToolParams, ToolRegistry
+from ink_ls.core.tool import (
+    AnyTool,
+    ArgumentsError,
+    ChangeRejectedError,
+    ToolContext,
+    ToolParams,
+    ToolRegistry,
+)
 
 MAX_SCHEMA_ERRORS = 5
 INTERRUPTED = "(interrupted before this tool ran)"
@@ -167,9 +174,12 @@ def prepare(call: ToolCall, tools: ToolRegistry, decoded: object) -> PreparedCal
         shown = call.arguments.strip()[:200]
         return error_result(call, f"Error: tool arguments must be a JSON object, got: {shown}")
     try:
-        args = tool.params_model.model_validate(decoded)
+        args = tool.validate_arguments(decoded)
     except ValidationError as exc:
         return error_result(call, _invalid_text(call.name, _schema_errors(exc, decoded)))
+    except ArgumentsError as exc:
+        errors = "; ".join(f"{p}: {m}" for p, m in exc.errors[:MAX_SCHEMA_ERRORS])
+        return error_result(call, _invalid_text(call.name, errors))
     return PreparedCall(call, tool, args)
 
 
