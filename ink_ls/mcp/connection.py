@@ -109,7 +109,7 @@ class ServerConnection:
         tail = self.stderr_tail()
         self.state = "failed"
         self.error = f"{reason}; stderr: {tail}" if tail else reason
-        self.tools, self._session = [], None
+        self._session = None  # `tools` stay listed: a call of one starts the server again
 
     async def _serve(self, ready: asyncio.Future[None]) -> None:
         with anyio.CancelScope() as scope:
@@ -235,7 +235,7 @@ class ServerConnection:
             await asyncio.wait((call,), timeout=1.0)
             raise CallCancelledError(signal.reason or "cancelled")
         try:
-            return call.result()
+            result = call.result()
         except MCPError as exc:
             if self._session is session and _connection_lost(exc):
                 self._fail("the server stopped during the call")
@@ -243,6 +243,11 @@ class ServerConnection:
                 await self._stop_task()
                 raise ServerGoneError(self.error or "the server stopped") from None
             raise
+        refresh = self._refresh
+        if refresh is not None and not refresh.done():
+            # the call changed the tool list: the next model request must see the new one
+            await asyncio.wait((refresh,), timeout=10.0)
+        return result
 
 
 def _connection_lost(exc: MCPError) -> bool:

@@ -99,7 +99,8 @@ class McpHub:
         skipped: dict[str, list[str]] = {}
         taken: set[str] = set()
         for name, conn in self.servers.items():
-            for remote in conn.tools if conn.state == "connected" else []:
+            # a crashed server's tools stay: calling one starts it again
+            for remote in conn.tools if conn.state in ("connected", "failed") else []:
                 why = check_schema(dict(remote.input_schema))
                 full = tool_name(name, remote.name)
                 if why is None and full in taken:
