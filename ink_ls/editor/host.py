@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.approval import ApprovalGate, yes_no
 from ink_ls.agent.loop import Agent, AgentOptions
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
@@ -22,6 +22,7 @@ from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
@@ -32,6 +33,7 @@ from ink_ls.model.base import Model
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
+    McpStatusResult,
     SessionCloseParams,
     SessionListResult,
     SessionPromptParams,
@@ -96,6 +98,7 @@ class Host:
         self.closing = False
         self._tokens = itertools.count(1)
         self._models: dict[ModelSettings, Model] = {}
+        self.mcp = EditorMcp(cwd, self._secret_env)
 
     def _model_for(self, settings: ModelSettings) -> Model:
         """One model client per settings, reused across turns (a new client costs ~30 ms of
@@ -122,8 +125,11 @@ class Host:
         """Cancel a running turn, wait for it, forget the session (and delete it if asked)."""
         await self.sessions.close(params.session_id, delete=params.delete)
 
-    def tools(self) -> ToolsResult:
-        registry = self.deps.make_tools(self.cwd, self._secret_env())
+    async def tools(self) -> ToolsResult:
+        """Built-in tools, then the MCP servers' (starting them if they are not yet)."""
+        hub = await self.mcp.start(self.settings)
+        registry = ToolRegistry(self.deps.make_tools(self.cwd, self._secret_env()), [hub])
+        servers = {t.name: t.server_name for t in hub.tools_of_all()}
         return ToolsResult(
             tools=[
                 ToolInfo(
@@ -131,10 +137,15 @@ class Host:
                     description=t.description,
                     parameters=t.parameters(),
                     concurrency_safe=t.concurrency_safe,
+                    server=servers.get(t.name),
                 )
                 for t in registry
             ]
         )
+
+    async def mcp_status(self) -> McpStatusResult:
+        """`ink/mcp/status`: every configured MCP server, started if it may start."""
+        return await self.mcp.status(self.settings)
 
     def _secret_env(self) -> tuple[str, ...]:
         names = ["INK_API_KEY", "OPENAI_API_KEY"]
@@ -176,6 +187,7 @@ class Host:
             await asyncio.wait([asyncio.ensure_future(t.done.wait()) for t in turns],
                                timeout=timeout)
         await self.close_models()
+        await self.mcp.close()
 
     # ---- prompt ---------------------------------------------------------------------------------
 
@@ -240,7 +252,10 @@ class Host:
                 self.client, self.features, self.documents, self.cwd, settings.approval,
                 prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
-            tools = self.deps.make_tools(self.cwd, self._secret_env())
+            confirm = yes_no(prompter, timeout=settings.approval_timeout,
+                             signal=turn.controller.signal)
+            hub = await self.mcp.start(settings, confirm)
+            tools = ToolRegistry(self.deps.make_tools(self.cwd, self._secret_env()), [hub])
             options = AgentOptions(
                 cwd=self.cwd,
                 system_prompt=self.deps.system_prompt(self.cwd, tools),

@@ -91,6 +91,9 @@ class McpHub:
     def current_tools(self) -> list[AnyTool]:
         return list(self._tools)
 
+    def tools_of_all(self) -> list[McpTool]:
+        return list(self._tools)
+
     def tools_of(self, server: str) -> list[McpTool]:
         return [t for t in self._tools if t.server_name == server]
 

@@ -13,6 +13,7 @@ SESSION_CANCEL = "ink/session/cancel"
 SESSION_LIST = "ink/session/list"
 SESSION_CLOSE = "ink/session/close"
 TOOLS = "ink/tools"
+MCP_STATUS = "ink/mcp/status"
 
 # server → client notifications
 SESSION_UPDATE = "ink/session/update"
@@ -23,6 +24,7 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_LIST,
     SESSION_CLOSE,
     TOOLS,
+    MCP_STATUS,
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)
 
