@@ -115,7 +115,7 @@ class McpHub:
                 tools.append(McpTool(full, conn, remote))
         for name, reasons in skipped.items():
             if reasons != self._skipped.get(name):
-                log.warning("MCP server %s: tools left out: %s", name, "; ".join(reasons))
+                log.info("MCP server %s: tools left out: %s", name, "; ".join(reasons))
         self._tools, self._skipped = tools, skipped
         self._version += 1
 

@@ -25,6 +25,7 @@ from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskWriter, FileWriter, ToolRegistry
 from ink_ls.model.client import OpenAIClient
 from ink_ls.run.jsonout import JsonPrinter
+from ink_ls.run.mcp import start_hub
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore
@@ -163,7 +164,12 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
     writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
                           else DiskWriter())
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
-    tools = make_tools(setup.cwd, setup.settings)
+    hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
+    tools = ToolRegistry(make_tools(setup.cwd, setup.settings), [hub])
+    for status in hub.status():  # the run goes on without a server that cannot start
+        if status.error:
+            err.print(f"MCP server {status.name}: {status.state}: {status.error}",
+                      style="yellow", markup=False)
     client = OpenAIClient(setup.settings)
     agent = Agent(
         client, tools,
@@ -203,6 +209,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
         if view is not None:
             view.close()
         await client.aclose()
+        await hub.close()
     return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns)
 
 
