@@ -22,6 +22,7 @@ class EditorMcp:
         self.cwd = cwd
         self._secret_env = secret_env
         self.hub: McpHub | None = None
+        self.closed = False
 
     async def start(self, settings: InkSettings, confirm: Confirm | None = None) -> McpHub:
         """The hub with every server started that may start now (idempotent, fast when up)."""
@@ -29,7 +30,8 @@ class EditorMcp:
             self.hub = McpHub.for_workspace(
                 self.cwd, settings.mcp_servers, secret_env=self._secret_env()
             )
-        await self.hub.start(mode=settings.approval, confirm=confirm)
+        if not self.closed:  # after shutdown nothing starts again (no orphans at exit)
+            await self.hub.start(mode=settings.approval, confirm=confirm)
         return self.hub
 
     async def status(self, settings: InkSettings) -> McpStatusResult:
@@ -48,5 +50,6 @@ class EditorMcp:
         )
 
     async def close(self) -> None:
+        self.closed = True
         if self.hub is not None:
             await self.hub.close()

@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import anyio
 import httpx2
@@ -72,7 +72,7 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._scope: anyio.CancelScope | None = None
         self._lock = asyncio.Lock()
-        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        self._stderr: IO[str] | None = None
         self._refresh: asyncio.Task[None] | None = None
 
     # ---- life ---------------------------------------------------------------------------------
@@ -143,6 +143,10 @@ class ServerConnection:
             return _with_client(client, streamable_http_client(config.url, http_client=client))
         env = {k: v for k, v in os.environ.items() if k not in self._secret_env}
         assert config.command is not None
+        if self._stderr is not None:
+            self._stderr.close()
+        # each start gets a fresh file: its tail explains this start's failure, not an older one
+        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         params = StdioServerParameters(
             command=config.command, args=list(config.args), env={**env, **config.env},
             cwd=config.cwd,
@@ -168,15 +172,20 @@ class ServerConnection:
                 self._refresh.cancel()
             await self._stop_task()
             self.state, self.tools = "stopped", []
-        self._stderr.close()
+            if self._stderr is not None:
+                self._stderr.close()
+                self._stderr = None
 
     def stderr_tail(self) -> str:
         """The end of what the server wrote on stderr (one line), for error messages."""
+        stderr = self._stderr
+        if stderr is None:
+            return ""
         try:
-            self._stderr.flush()
-            size = self._stderr.seek(0, os.SEEK_END)
-            self._stderr.seek(max(0, size - STDERR_TAIL * 4))
-            text = self._stderr.read()
+            stderr.flush()
+            size = stderr.seek(0, os.SEEK_END)
+            stderr.seek(max(0, size - STDERR_TAIL * 4))
+            text = stderr.read()
         except (OSError, ValueError):
             return ""
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]

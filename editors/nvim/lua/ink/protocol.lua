@@ -11,6 +11,7 @@ M.methods = {
   session_list = 'ink/session/list',
   session_close = 'ink/session/close',
   tools = 'ink/tools',
+  mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
 }
 
