@@ -9,6 +9,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { TURN_ENDED_REASON } from './approval';
 import { createClient, sendSettings } from './client';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
+import { showMcpServers } from './mcp';
 import { EditReviewer } from './review';
 import { InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
@@ -94,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command('ink.showTranscript', () => transcriptChannel.show(true));
   command('ink.acceptEdit', () => reviewer.accept());
   command('ink.rejectEdit', () => reviewer.reject());
+  command('ink.mcpServers', async () => showMcpServers(async (m, p) => (await getClient()).sendRequest(m, p), (items, title) => vscode.window.showQuickPick(items, { title, matchOnDetail: true }), (m) => vscode.window.showInformationMessage(m)));
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
