@@ -26,9 +26,9 @@ sys.path.insert(0, str(REPO))
 
 from ink_ls.agent.events import AgentEvent, TextDeltaEvent  # noqa: E402
 from ink_ls.agent.loop import Agent, AgentOptions  # noqa: E402
-from ink_ls.config import ModelSettings  # noqa: E402
+from ink_ls.core.config import ModelSettings  # noqa: E402
+from ink_ls.core.tool import ToolRegistry  # noqa: E402
 from ink_ls.model.client import OpenAIClient  # noqa: E402
-from ink_ls.tools.base import ToolRegistry  # noqa: E402
 from ink_ls.tools.builtin import builtin_tools  # noqa: E402
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool  # noqa: E402
 
@@ -104,7 +104,7 @@ async def stop_server(client: StdioClient) -> None:
 
 def in_process_agent(workspace: Path, model: OpenAIClient, sink: Any) -> Agent:
     """The baseline: the same agent, tools and (reused) model client, without a server."""
-    tools = ToolRegistry(builtin_tools(workspace))
+    tools = ToolRegistry(builtin_tools())
     return Agent(model, tools, AgentOptions(cwd=workspace), on_event=sink)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ink_ls.agent import pipeline
 from ink_ls.agent._subagent import make_subagent_runner
-from ink_ls.agent.budget import ConcurrencyBudget, default_budget
+from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
 from ink_ls.agent.events import (
     AgentEvent,
     EventSink,
@@ -25,7 +25,6 @@ from ink_ls.agent.events import (
     StopReason,
     TextDeltaEvent,
     ToolEndEvent,
-    ToolStartEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
@@ -110,7 +109,9 @@ class Agent:
         self.writer: FileWriter = writer if writer is not None else DiskWriter()
         self.on_event = on_event
         self.on_message = on_message
-        self.budget = budget if budget is not None else default_budget()
+        # Without a budget an agent (and its sub-agents) gets one of its own; the factory hands
+        # every agent of a process the same one.
+        self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
         self._running = False
 
     def _emit(self, event: AgentEvent) -> None:
@@ -211,7 +212,8 @@ class Agent:
                 self._close_dangling(pipeline.interrupted_result)
                 return "aborted", text, usage, None
             if not calls:
-                return "completed", text, usage, None
+                cut = reply.stop_reason == "max_tokens"
+                return ("max_tokens" if cut else "completed"), text, usage, None
             if reply.stop_reason == "max_tokens":
                 self._synthesize(calls, pipeline.truncated_reply_result)
                 if turn >= self.options.max_turns:
@@ -264,8 +266,8 @@ class Agent:
         """Close calls that will not run: tool_start/tool_end each, one toolResult message."""
         results = [make(c) for c in calls]
         for call, r in zip(calls, results, strict=True):
-            args = pipeline.arguments_object(pipeline.decode_arguments(call.arguments))
-            self._emit(ToolStartEvent(tool_call_id=call.id, tool_name=call.name, arguments=args))
+            decoded = pipeline.decode_arguments(call.arguments)
+            self._emit(pipeline.start_event(call, self.tools, decoded, self.options.cwd))
             self._emit(
                 ToolEndEvent(
                     tool_call_id=r.tool_call_id,

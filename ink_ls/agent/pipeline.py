@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ink_ls.agent.events import ToolStartEvent
 from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
 from ink_ls.core.signal import CancelSignal
@@ -22,6 +23,7 @@ from ink_ls.core.tool import (
     AnyTool,
     ArgumentsError,
     ChangeRejectedError,
+    Display,
     ToolContext,
     ToolParams,
     ToolRegistry,
@@ -40,7 +42,7 @@ class CallResult:
     tool_name: str
     content: list[ContentBlock]
     is_error: bool = False
-    display: Any = None
+    display: Display | None = None
     duration_ms: float | None = None
 
     def entry(self) -> ToolResultEntry:
@@ -160,6 +162,22 @@ def _schema_errors(exc: ValidationError, data: object) -> str:
 
 def _invalid_text(name: str, errors: str) -> str:
     return f"Error: invalid arguments for {name} — {errors}. Fix the arguments and retry."
+
+
+def start_event(
+    call: ToolCall, tools: ToolRegistry, decoded: object, cwd: Path
+) -> ToolStartEvent:
+    """The `tool_start` of a call, titled and kinded by its tool (its name for an unknown one)."""
+    args = arguments_object(decoded)
+    tool = tools.get(call.name)
+    title = tool.title(args or {}, cwd) if tool is not None else call.name
+    return ToolStartEvent(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        arguments=args,
+        title=title,
+        kind=tool.kind if tool is not None else "other",
+    )
 
 
 def prepare(call: ToolCall, tools: ToolRegistry, decoded: object) -> PreparedCall | CallResult:

@@ -9,16 +9,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.agent.approval import ApprovalGate, yes_no
-from ink_ls.agent.loop import Agent, AgentOptions
+from ink_ls.agent.events import StopReason
+from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.core.config import ModelSettings
-from ink_ls.core.messages import Message
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
@@ -29,7 +27,6 @@ from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
-from ink_ls.model.base import Model
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
@@ -46,33 +43,23 @@ from ink_ls.sessions.store import SessionStore
 
 log = logging.getLogger(__name__)
 
-ModelFactory = Callable[[ModelSettings], Model]
-ToolsFactory = Callable[[Path, tuple[str, ...]], ToolRegistry]
-"""(workspace root, names of environment variables commands must not inherit) → tools."""
-PromptFactory = Callable[[Path, ToolRegistry], str]
-
-_STOPS: dict[str, WireStopReason] = {
+WIRE_STOPS: dict[StopReason, WireStopReason] = {
     "completed": "end_turn",
+    "max_tokens": "max_tokens",
     "max_iterations": "max_turn_requests",
     "aborted": "cancelled",
     "error": "error",
 }
-
-
-def _ignore(message: Message) -> None:
-    return None
+"""The agent's stop reasons and the wire's, one to one."""
 
 
 @dataclass
 class HostDeps:
-    """What the host builds per turn; injected so tests can use scripted models and fake tools."""
+    """What the host builds agents with and keeps sessions in (injected so tests can use
+    scripted models and fake tools)."""
 
-    make_model: ModelFactory
-    make_tools: ToolsFactory
-    system_prompt: PromptFactory = lambda cwd, tools: ""
+    factory: AgentFactory
     store: SessionStore | None = None
-    max_turns: int = 100
-    grace_seconds: float = 10.0
 
 
 class Host:
@@ -97,23 +84,11 @@ class Host:
         self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
         self._tokens = itertools.count(1)
-        self._models: dict[ModelSettings, Model] = {}
-        self.mcp = EditorMcp(cwd, self._secret_env)
-
-    def _model_for(self, settings: ModelSettings) -> Model:
-        """One model client per settings, reused across turns (a new client costs ~30 ms of
-        TLS set-up); clients of replaced settings are closed when no turn uses them."""
-        model = self._models.get(settings)
-        if model is None:
-            model = self._models[settings] = self.deps.make_model(settings)
-        return model
+        self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
 
     async def close_models(self, *, keep: ModelSettings | None = None) -> None:
-        """Close model clients (all, or all but `keep`'s)."""
-        for settings in [s for s in self._models if s != keep]:
-            close = getattr(self._models.pop(settings), "aclose", None)
-            if close is not None:
-                await close()
+        """Close the model clients no turn uses (all of them but `keep`'s)."""
+        await self.deps.factory.close_models(keep=keep)
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -128,7 +103,7 @@ class Host:
     async def tools(self) -> ToolsResult:
         """Built-in tools, then the MCP servers' (starting them if they are not yet)."""
         hub = await self.mcp.start(self.settings)
-        registry = ToolRegistry(self.deps.make_tools(self.cwd, self._secret_env()), [hub])
+        registry = self.deps.factory.tools(self.cwd, self.settings.model, sources=[hub])
         servers = {t.name: t.server_name for t in hub.tools_of_all()}
         return ToolsResult(
             tools=[
@@ -146,12 +121,6 @@ class Host:
     async def mcp_status(self) -> McpStatusResult:
         """`ink/mcp/status`: every configured MCP server, started if it may start."""
         return await self.mcp.status(self.settings)
-
-    def _secret_env(self) -> tuple[str, ...]:
-        names = ["INK_API_KEY", "OPENAI_API_KEY"]
-        if self.settings.model.api_key_env:
-            names.append(self.settings.model.api_key_env)
-        return tuple(names)
 
     # ---- cancel -------------------------------------------------------------------------------
 
@@ -252,32 +221,30 @@ class Host:
                 self.client, self.features, self.documents, self.cwd, settings.approval,
                 prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
+            factory = self.deps.factory
             confirm = yes_no(prompter, timeout=settings.approval_timeout,
                              signal=turn.controller.signal)
             hub = await self.mcp.start(settings, confirm)
-            tools = ToolRegistry(self.deps.make_tools(self.cwd, self._secret_env()), [hub])
-            options = AgentOptions(
-                cwd=self.cwd,
-                system_prompt=self.deps.system_prompt(self.cwd, tools),
-                max_turns=self.deps.max_turns,
-                grace_seconds=self.deps.grace_seconds,
-            )
-            model = self._model_for(settings.model)
-            agent = Agent(
-                model,
-                tools,
-                options,
-                history=session.messages,
-                gate=gate,
-                files=self.documents,
-                writer=writer,
-                on_event=reporter.on_event,
-                on_message=session.stored.append if session.stored else _ignore,
-            )
-            result = await agent.run(prompt, turn.controller.signal)
-            stop = _STOPS[result.stop_reason]
-            if stop == "end_turn" and reporter.last_stop == "max_tokens":
-                stop = "max_tokens"
+            model = factory.acquire_model(settings.model)
+            try:
+                agent = factory.build(
+                    settings=settings.model,
+                    cwd=self.cwd,
+                    front=FrontEnd(
+                        gate=gate,
+                        writer=writer,
+                        files=self.documents,
+                        on_event=reporter.on_event,
+                        on_message=session.record,
+                    ),
+                    history=session.messages,
+                    tool_sources=[hub],
+                    model=model,
+                )
+                result = await agent.run(prompt, turn.controller.signal)
+            finally:
+                await factory.release_model(settings.model, current=self.settings.model)
+            stop = WIRE_STOPS[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")

@@ -62,6 +62,11 @@ class LiveSession:
     stored: Session | None = None
     """The persisted history (appended as messages enter `messages`), when a store is used."""
 
+    def record(self, message: Message) -> None:
+        """Persist a message that entered the history (nothing without a store)."""
+        if self.stored is not None:
+            self.stored.append(message)
+
 
 class SessionBook:
     """Live sessions by id, backed by an optional store for this workspace."""

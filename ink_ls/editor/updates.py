@@ -10,7 +10,6 @@ answer, and its final answer reaches the editor as the task call's result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from ink_ls.agent.events import (
     ToolStartEvent,
 )
 from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
+from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
 from ink_ls.editor.client import EditorClient
 from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
 from ink_ls.protocol.models import (
@@ -40,68 +40,10 @@ from ink_ls.protocol.models import (
     ToolCallContent,
     ToolCallRegistered,
     ToolCallUpdate,
-    ToolKind,
     TurnEndUpdate,
     UsageUpdate,
     WireStopReason,
 )
-
-KINDS: dict[str, ToolKind] = {
-    "read": "read",
-    "ls": "read",
-    "grep": "search",
-    "find": "search",
-    "edit": "edit",
-    "write": "edit",
-    "bash": "execute",
-    "task": "think",
-}
-
-
-def _short(text: str, limit: int = 80) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def tool_title(name: str, args: Mapping[str, Any] | None, cwd: Path) -> str:
-    """What a person reads for a call: `read README.md`, `bash: npm test`, …"""
-    args = args or {}
-
-    def arg(key: str) -> str:
-        value = args.get(key)
-        return value if isinstance(value, str) else ""
-
-    def rel(value: str) -> str:
-        try:
-            return str(Path(value).relative_to(cwd)) if Path(value).is_absolute() else value
-        except ValueError:
-            return value
-
-    if name == "bash":
-        command = _short(arg("command"))
-        return f"bash: {command}" if command else "bash"
-    if name in ("read", "edit", "write"):
-        return f"{name} {rel(arg('path'))}".rstrip()
-    if name == "ls":
-        return f"ls {rel(arg('path')) or '.'}"
-    if name == "grep":
-        return f'grep "{arg("pattern")}" {rel(arg("path"))}'.rstrip()
-    if name == "find":
-        return f"find {arg('pattern')}".rstrip()
-    if name == "task":
-        return f"task: {_short(arg('description') or arg('prompt'), 60)}"
-    return name
-
-
-def _diff_item(display: Any) -> DiffItem | None:
-    if not isinstance(display, Mapping):
-        return None
-    path = display.get("path")
-    new = display.get("new_text", display.get("newText"))
-    old = display.get("old_text", display.get("oldText"))
-    if isinstance(path, str) and isinstance(new, str):
-        return DiffItem(path=path, old_text=old if isinstance(old, str) else None, new_text=new)
-    return None
 
 
 class TurnReporter:
@@ -126,9 +68,7 @@ class TurnReporter:
         self._settled = 0
         self._usage = Usage()
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
-        self.last_stop: str | None = None
         """The stop reason of the last assistant message (`max_tokens` maps to the wire)."""
-        self.last_text = ""
 
     def send(self, update: SessionUpdateBody) -> None:
         params = SessionUpdateParams(
@@ -142,7 +82,12 @@ class TurnReporter:
 
     def begin(self, prompt: str) -> None:
         self.progress(
-            {"kind": "begin", "title": "Ink", "cancellable": True, "message": _short(prompt, 60)}
+            {
+                "kind": "begin",
+                "title": "Ink",
+                "cancellable": True,
+                "message": short_line(prompt, 60),
+            }
         )
 
     def end(self, stop: WireStopReason, error: str | None) -> None:
@@ -186,19 +131,18 @@ class TurnReporter:
             if event.text and event.parent_tool_call_id is None:
                 self.send(AgentMessageChunk(content=TextContent(text=event.text)))
         elif isinstance(event, ToolStartEvent):
-            title = tool_title(event.tool_name, event.arguments, self._cwd)
+            title = event.title or event.tool_name
             parent = event.parent_tool_call_id
             # progress names a sub-agent's call after its task; the update keeps its own title
             self._titles[event.tool_call_id] = (
                 f"{self._titles[parent]} › {title}" if parent in self._titles else title
             )
             self._registered += 1
-            kind = KINDS.get(event.tool_name, "other")
             self.send(
                 ToolCallRegistered(
                     tool_call_id=event.tool_call_id,
                     title=title,
-                    kind=kind,
+                    kind=event.kind,
                     raw_input=event.arguments or {},
                     parent_tool_call_id=parent,
                 )
@@ -229,8 +173,6 @@ class TurnReporter:
             self._delivered(event)
         elif isinstance(event, MessageEndEvent):
             self._usage = self._usage.add(event.message.usage)
-            self.last_stop = event.message.stop_reason
-            self.last_text = event.message.text
             self.send(
                 UsageUpdate(
                     input_tokens=self._usage.input_tokens,
@@ -249,12 +191,14 @@ class TurnReporter:
                 items.append(
                     ContentItem(content=ImageContent(data=block.data, mime_type=block.mime_type))
                 )
-        diff = _diff_item(event.display)
-        if diff is not None:
-            items.append(diff)
+        shown = event.display
+        if isinstance(shown, DiffDisplay):
+            items.append(
+                DiffItem(path=str(shown.path), old_text=shown.old_text, new_text=shown.new_text)
+            )
         raw: dict[str, Any] = {"isError": event.is_error, "text": text_of(event.content)}
-        if isinstance(event.display, Mapping) and isinstance(event.display.get("exit_code"), int):
-            raw["exitCode"] = event.display["exit_code"]
+        if isinstance(shown, CommandDisplay) and shown.exit_code is not None:
+            raw["exitCode"] = shown.exit_code
         self.send(
             ToolCallUpdate(
                 tool_call_id=event.tool_call_id,

@@ -1,7 +1,8 @@
 """`ink-ls run` and `ink-ls sessions`: argument parsing, the run itself, exit statuses.
 
 Exit status: 0 completed, 1 failed (reason on stderr), 2 bad usage or configuration,
-3 stopped at the turn limit, 130 cancelled with Ctrl-C.
+3 stopped at the turn limit, 4 the last answer was cut at the output-token limit, 130 cancelled
+with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -18,19 +19,20 @@ from rich.console import Console
 
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import EventSink
-from ink_ls.agent.loop import Agent, AgentOptions, RunResult
-from ink_ls.agent.prompt import build_system_prompt
+from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.agent.loop import RunResult
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import DiskWriter, FileWriter, ToolRegistry
-from ink_ls.model.client import OpenAIClient
+from ink_ls.core.tool import DiskWriter, FileWriter
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.mcp import start_hub
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
+    0, 1, 2, 3, 4, 130
+)
 
 
 def add_run_parser(sub: Any) -> argparse.ArgumentParser:
@@ -144,14 +146,6 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     return _Setup(cwd, prompt, settings, approval, session)
 
 
-def make_tools(cwd: Path, settings: ModelSettings) -> ToolRegistry:
-    """The built-in tools rooted at `cwd`; commands never inherit the API key's variable."""
-    from ink_ls.tools.builtin import builtin_tools
-
-    secret = [settings.api_key_env] if settings.api_key_env else []
-    return ToolRegistry(builtin_tools(cwd, secret_env=secret))
-
-
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
     err = _stderr()
     ui = err if json_mode else Console(highlight=False)
@@ -164,19 +158,19 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
     writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
                           else DiskWriter())
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
+    factory = AgentFactory(max_turns=max_turns)
     hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
-    tools = ToolRegistry(make_tools(setup.cwd, setup.settings), [hub])
     for status in hub.status():  # the run goes on without a server that cannot start
         if status.error:
             err.print(f"MCP server {status.name}: {status.state}: {status.error}",
                       style="yellow", markup=False)
-    client = OpenAIClient(setup.settings)
-    agent = Agent(
-        client, tools,
-        AgentOptions(cwd=setup.cwd, system_prompt=build_system_prompt(setup.cwd, tools),
-                     max_turns=max_turns),
-        history=list(setup.session.messages), gate=gate, writer=writer,
-        on_event=sink, on_message=setup.session.append,
+    agent = factory.build(
+        settings=setup.settings,
+        cwd=setup.cwd,
+        front=FrontEnd(gate=gate, writer=writer, on_event=sink,
+                       on_message=setup.session.append),
+        history=list(setup.session.messages),
+        tool_sources=[hub],
     )
     if not json_mode:
         err.print(f"session {setup.session.id} · {setup.settings.model} at "
@@ -208,7 +202,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
         loop.remove_signal_handler(signals.SIGINT)
         if view is not None:
             view.close()
-        await client.aclose()
+        await factory.close_models()
         await hub.close()
     return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns)
 
@@ -225,6 +219,10 @@ def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
     if result.stop_reason == "aborted":
         err.print("ink-ls run: cancelled", markup=False)
         return EXIT_INTERRUPTED
+    if result.stop_reason == "max_tokens":
+        err.print("ink-ls run: the answer was cut at the output-token limit (raise INK_MAX_TOKENS "
+                  "or ask for a shorter answer)", markup=False)
+        return EXIT_MAX_TOKENS
     if result.stop_reason == "max_iterations":
         err.print(f"ink-ls run: stopped after {max_turns} model requests (--max-turns)",
                   markup=False)

@@ -37,12 +37,9 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def secret_env(settings: ModelSettings | None) -> list[str]:
+def secret_env(settings: ModelSettings | None) -> tuple[str, ...]:
     """Variables MCP servers must not inherit (the model's API key)."""
-    names = ["INK_API_KEY", "OPENAI_API_KEY"]
-    if settings is not None and settings.api_key_env:
-        names.append(settings.api_key_env)
-    return names
+    return (settings or ModelSettings()).secret_env_names()
 
 
 async def start_hub(

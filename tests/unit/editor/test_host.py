@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ink_ls.agent.factory import AgentFactory
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import AssistantMessage, ToolCall, Usage
 from ink_ls.core.signal import CancelSignal
@@ -91,8 +92,10 @@ def make_host(tmp_path: Path, model: Script, tool: WaitTool | None = None,
               features: ClientFeatures | None = None) -> tuple[Host, Client]:
     client = Client()
     tools = ToolRegistry([tool] if tool else [])
-    deps = HostDeps(make_model=lambda s: model, make_tools=lambda cwd, secret: tools,
-                    grace_seconds=0.5)
+    deps = HostDeps(factory=AgentFactory(make_model=lambda s: model,
+                                         make_tools=lambda cwd, secret: list(tools),
+                                         system_prompt=lambda cwd, tools: "",
+                                         grace_seconds=0.5))
     host = Host(client, deps, cwd=tmp_path, documents=OpenDocuments(),
                 features=features or ClientFeatures(work_done_progress=True),
                 settings=InkSettings(model=ModelSettings(), approval="auto"))

@@ -12,10 +12,11 @@ from ink_ls.agent.events import (
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
-    ToolStartEvent,
 )
 from ink_ls.core.messages import AssistantMessage, ImageBlock, TextBlock, Usage
-from ink_ls.editor.updates import TurnReporter, tool_title
+from ink_ls.core.tool import DiffDisplay
+from ink_ls.editor.updates import TurnReporter
+from tests.fakes.events import started
 
 CWD = Path("/ws")
 
@@ -37,21 +38,11 @@ def reporter() -> tuple[TurnReporter, Client]:
                         progress_token="p"), client
 
 
-def test_titles() -> None:
-    assert tool_title("read", {"path": "/ws/src/a.py"}, CWD) == "read src/a.py"
-    assert tool_title("bash", {"command": "npm test\nmore"}, CWD) == "bash: npm test"
-    assert tool_title("grep", {"pattern": "TODO", "path": "src"}, CWD) == 'grep "TODO" src'
-    assert tool_title("find", {"pattern": "*.py"}, CWD) == "find *.py"
-    assert tool_title("ls", {}, CWD) == "ls ."
-    assert tool_title("task", {"prompt": "x" * 100}, CWD) == "task: " + "x" * 59 + "…"
-    assert tool_title("mcp_thing", None, CWD) == "mcp_thing"
-
-
 def test_a_call_becomes_four_updates_and_progress_reports() -> None:
     r, client = reporter()
-    r.on_event(ToolStartEvent(tool_call_id="c1", tool_name="read",
+    r.on_event(started(tool_call_id="c1", tool_name="read",
                               arguments={"path": "README.md"}))
-    r.on_event(ToolStartEvent(tool_call_id="c2", tool_name="bash", arguments=None))
+    r.on_event(started(tool_call_id="c2", tool_name="bash", arguments=None))
     r.on_event(ToolRunningEvent(tool_call_id="c1", tool_name="read"))
     r.on_event(ToolSettledEvent(tool_call_id="c1", tool_name="read", is_error=False,
                                 duration_ms=1.23456))
@@ -82,8 +73,7 @@ def test_a_call_becomes_four_updates_and_progress_reports() -> None:
 
 def test_edit_results_carry_a_diff_and_failures_are_failed() -> None:
     r, client = reporter()
-    display = {"type": "diff", "path": "/ws/a.py", "oldText": "a", "newText": "b",
-               "diff": "-a\n+b"}
+    display = DiffDisplay(Path("/ws/a.py"), "a", "b", "-a\n+b")
     r.on_event(ToolEndEvent(tool_call_id="c1", tool_name="edit", is_error=False,
                             content=[TextBlock(text="Edited a.py: 1 edit applied.")],
                             display=display))
@@ -117,17 +107,16 @@ def test_text_usage_and_end() -> None:
         {"sessionUpdate": "turn_end", "stopReason": "max_turn_requests"},
     ]
     assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
-    assert r.last_stop == "stop"
 
 
 def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() -> None:
     r, client = reporter()
-    r.on_event(ToolStartEvent(tool_call_id="call_1", tool_name="task",
+    r.on_event(started(tool_call_id="call_1", tool_name="task",
                               arguments={"prompt": "look", "description": "survey"}))
     r.on_event(ToolRunningEvent(tool_call_id="call_1", tool_name="task"))
     r.on_event(TextDeltaEvent(text="let me look", parent_tool_call_id="call_1"))
     sub = "call_1/call_1"
-    r.on_event(ToolStartEvent(tool_call_id=sub, tool_name="read", arguments={"path": "a.py"},
+    r.on_event(started(tool_call_id=sub, tool_name="read", arguments={"path": "a.py"},
                               parent_tool_call_id="call_1"))
     r.on_event(ToolRunningEvent(tool_call_id=sub, tool_name="read", parent_tool_call_id="call_1"))
     r.on_event(ToolSettledEvent(tool_call_id=sub, tool_name="read", is_error=False,
