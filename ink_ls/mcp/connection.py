@@ -15,7 +15,6 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import IO, Any, Literal
 
 import anyio
@@ -30,6 +29,7 @@ from mcp_types import CONNECTION_CLOSED
 
 from ink_ls import __version__
 from ink_ls.core.signal import CancelSignal
+from ink_ls.mcp import reaper
 from ink_ls.mcp.config import ServerConfig
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ class ServerConnection:
                 self.state, self.error = "failed", self.config.error
                 return
             self.state, self.error = "starting", None
+            before = reaper.children()
             began = time.perf_counter()
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._task = asyncio.create_task(self._serve(ready), name=f"mcp:{self.config.name}")
@@ -103,6 +104,7 @@ class ServerConnection:
             else:
                 self.started_ms = (time.perf_counter() - began) * 1000.0
                 self.state = "connected"
+                reaper.note_started(before)  # killed at exit even if it ignores EOF
             self._on_change()
 
     def _fail(self, reason: str) -> None:
@@ -296,7 +298,3 @@ def _describe(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     return text
 
-
-def shown_path(config: ServerConfig) -> str:
-    """How status names the server's program or address."""
-    return config.shown or str(config.cwd or Path("."))

@@ -3,8 +3,12 @@ workspace `.mcp.json` asked about once, and no server process left after shutdow
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +104,27 @@ async def test_workspace_servers_ask_once_and_stop_with_the_server(
     assert len(pids) == 1 and all(running(p) for p in pids)
     await client.shutdown_session()
     assert not any(running(p) for p in pids)
+
+
+async def test_a_server_that_ignores_its_stdin_closing_dies_with_ink_ls(
+    start: Starter, model: FakeModelServer, tmp_path: Path
+) -> None:
+    log = tmp_path / "linger.log"
+    client = await start(ink=_options(model, {"stay": {**_hostile(log, "--linger"),
+                                                        "trusted": True}}))
+    model.push(tool("mcp__stay__echo", {"text": "hi"}), text("ok"))
+    assert (await client.prompt("echo"))["stopReason"] == "end_turn"
+    [pid] = {e["pid"] for e in map(json.loads, log.read_text().splitlines())}
+    try:
+        assert running(pid)
+        server = client._server
+        assert server is not None
+        server.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(server.wait(), 20)
+        deadline = time.monotonic() + 10
+        while running(pid) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # SIGKILL is asynchronous: wait for the process to go
+        assert not running(pid)
+    finally:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -131,6 +132,8 @@ async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fail-start", action="store_true")
     parser.add_argument("--log", type=Path)
+    parser.add_argument("--linger", action="store_true",
+                        help="keep running after stdin closes (ignores SIGTERM too)")
     args = parser.parse_args(argv)
     if args.fail_start:
         sys.stderr.write("hostile: cannot open the database at /nowhere\n")
@@ -140,6 +143,11 @@ async def main(argv: list[str] | None = None) -> None:
     async with stdio_server() as (read, write):
         options = server.create_initialization_options(NotificationOptions(tools_changed=True))
         await server.run(read, write, options)
+    if args.linger:  # a server that does not exit when its client goes away
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        state.note(event="lingering")
+        while True:
+            time.sleep(60)
 
 
 if __name__ == "__main__":
