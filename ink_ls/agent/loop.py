@@ -8,7 +8,6 @@ steps in `pipeline`; this module knows no wire protocol and no concrete model cl
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -39,7 +38,7 @@ from ink_ls.core.messages import (
     UserMessage,
     user_text,
 )
-from ink_ls.core.signal import NEVER, CancelSignal
+from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, race
 from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
 from ink_ls.model.base import Model, ModelError, ModelRequest, ReplyDone, TextDelta
 
@@ -246,19 +245,19 @@ class Agent:
 
         if signal.cancelled:
             raise _Aborted("")
-        task = asyncio.ensure_future(consume())
-        waiter = asyncio.ensure_future(signal.wait())
         try:
-            await asyncio.wait((task, waiter), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
-        if task.cancelled() or (signal.cancelled and task.exception() is not None):
-            raise _Aborted("".join(parts))
-        return task.result()
+            return await race(consume(), signal, settle=True)
+        except CancelledError:
+            raise _Aborted("".join(parts)) from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            raise _Aborted("".join(parts)) from None
+        except Exception:
+            if signal.cancelled:  # the stream failed because the cancel closed it
+                raise _Aborted("".join(parts)) from None
+            raise
 
     def _synthesize(
         self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]

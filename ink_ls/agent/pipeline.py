@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ink_ls.agent.events import ToolStartEvent
-from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
+from ink_ls.agent.gate import Gate, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
-from ink_ls.core.signal import CancelSignal
+from ink_ls.core.signal import CancelledError, CancelSignal, race
 from ink_ls.core.tool import (
     AnyTool,
     ArgumentsError,
@@ -213,27 +213,18 @@ async def check_gate(
         return None
     call = prepared.call
     request = GateRequest(prepared.tool, call.id, prepared.args, cwd)
-    pending = asyncio.ensure_future(gate(request, signal))
-    if not pending.done():
-        cancelled = asyncio.get_running_loop().create_future()
-
-        def on_cancel() -> None:
-            if not cancelled.done():
-                cancelled.set_result(None)
-
-        unsubscribe = signal.subscribe(on_cancel)
-        try:
-            await asyncio.wait((pending, cancelled), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            unsubscribe()
-            if not pending.done():
-                pending.cancel()
-        if not pending.done() or pending.cancelled():
-            return error_result(
-                call, blocked_text(call.name, "user", "cancelled while waiting for approval")
-            )
+    cancelled = error_result(
+        call, blocked_text(call.name, "user", "cancelled while waiting for approval")
+    )
     try:
-        decision: GateBlock | None = pending.result()
+        decision = await race(gate(request, signal), signal)
+    except CancelledError:
+        return cancelled
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return cancelled  # the gate's own wait was cancelled
     except Exception as exc:  # a broken gate must never let the call through
         return error_result(
             call, blocked_text(call.name, "gate", f"the approval check failed: {exc}")

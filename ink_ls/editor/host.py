@@ -27,6 +27,7 @@ from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
+from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
@@ -168,7 +169,7 @@ class Host:
             return None
         token = f"ink-{session.session_id}-{turn_id}-{next(self._tokens)}"
         try:
-            await self.client.request(PROGRESS_CREATE, {"token": token})
+            await self.client.request(PROGRESS_CREATE, lsp.create_progress_params(token))
         except Exception as exc:  # the client refused: run without progress
             log.info("progress token refused: %s", exc)
             return None

@@ -27,6 +27,7 @@ from ink_ls.agent.events import (
 from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
 from ink_ls.editor.client import EditorClient
+from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
 from ink_ls.protocol.models import (
     AgentMessageChunk,
@@ -78,17 +79,10 @@ class TurnReporter:
 
     def progress(self, value: dict[str, Any]) -> None:
         if self._token is not None:
-            self._client.notify(PROGRESS, {"token": self._token, "value": value})
+            self._client.notify(PROGRESS, lsp.progress_params(self._token, value))
 
     def begin(self, prompt: str) -> None:
-        self.progress(
-            {
-                "kind": "begin",
-                "title": "Ink",
-                "cancellable": True,
-                "message": short_line(prompt, 60),
-            }
-        )
+        self.progress(lsp.progress_begin("Ink", short_line(prompt, 60)))
 
     def end(self, stop: WireStopReason, error: str | None) -> None:
         """Send `error` (if any) and `turn_end` updates, then end the progress."""
@@ -102,7 +96,7 @@ class TurnReporter:
             "max_turn_requests": "stopped: turn limit",
             "error": f"failed: {error or 'unknown error'}",
         }[stop]
-        self.progress({"kind": "end", "message": outcome})
+        self.progress(lsp.progress_end(outcome))
 
     def waiting(self, tool_call_id: str) -> None:
         """`ApprovalWatch`: the call waits for the user; progress says so until `resumed`."""
@@ -118,11 +112,11 @@ class TurnReporter:
     def _report(self, call_id: str) -> None:
         if self._waiting:  # a pending approval outranks counting: the user must act
             waiting = self._titles.get(self._waiting[-1], "tool")
-            self.progress({"kind": "report", "message": f"waiting for approval: {waiting}"})
+            self.progress(lsp.progress_report(f"waiting for approval: {waiting}"))
             return
         title = self._titles.get(call_id, "tool")
         self.progress(
-            {"kind": "report", "message": f"{title} — {self._settled} of {self._registered} done"}
+            lsp.progress_report(f"{title} — {self._settled} of {self._registered} done")
         )
 
     def on_event(self, event: AgentEvent) -> None:

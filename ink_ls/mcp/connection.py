@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from ink_ls import __version__
-from ink_ls.core.signal import CancelSignal
+from ink_ls.core.signal import CancelledError, CancelSignal, race
 from ink_ls.mcp import reaper
 from ink_ls.mcp.config import ServerConfig
 
@@ -233,20 +233,13 @@ class ServerConnection:
             if on_progress is not None:
                 on_progress(progress, total, message)
 
-        call: asyncio.Future[types.CallToolResult] = asyncio.ensure_future(
-            session.call_tool(tool, arguments, progress_callback=report)
-        )
-        cancelled = asyncio.ensure_future(signal.wait())
         try:
-            await asyncio.wait((call, cancelled), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            cancelled.cancel()
-        if not call.done():
-            call.cancel()  # the SDK sends notifications/cancelled for a caller's cancel
-            await asyncio.wait((call,), timeout=1.0)
-            raise CallCancelledError(signal.reason or "cancelled")
-        try:
-            result = call.result()
+            # a cancel cancels the request: the SDK then sends notifications/cancelled
+            result = await race(
+                session.call_tool(tool, arguments, progress_callback=report), signal, settle=True
+            )
+        except CancelledError as exc:
+            raise CallCancelledError(str(exc)) from None
         except MCPError as exc:
             if self._session is session and _connection_lost(exc):
                 self._fail("the server stopped during the call")

@@ -18,7 +18,6 @@ class InkErrorCode(IntEnum):
 
     SESSION_NOT_FOUND = -32001
     SESSION_BUSY = -32002
-    MODEL_NOT_CONFIGURED = -32003
     SHUTTING_DOWN = -32004
 
 

@@ -139,11 +139,6 @@ class EditTool(Tool[EditParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to edit.", is_error=True)
-        if not args.edits:
-            return ToolResult(
-                "Error: edits is empty; give at least one {oldText, newText} pair.",
-                is_error=True,
-            )
         path = resolve(shown, context.cwd)
         try:
             async with file_lock(path, signal):

@@ -17,6 +17,7 @@ from ink_ls.agent.events import (
 from ink_ls.core.messages import AssistantMessage, ImageBlock, TextBlock, Usage
 from ink_ls.core.tool import DiffDisplay
 from ink_ls.editor.updates import TurnReporter
+from ink_ls.protocol import methods
 from tests.fakes.events import started
 
 CWD = Path("/ws")
@@ -50,7 +51,7 @@ def test_a_call_becomes_four_updates_and_progress_reports() -> None:
     r.on_event(ToolEndEvent(tool_call_id="c1", tool_name="read", is_error=False,
                             content=[TextBlock(text="# Demo"),
                                      ImageBlock(data="AAAA", mime_type="image/png")]))
-    updates = [p for m, p in client.notes if m == "ink/session/update"]
+    updates = [p for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert all((u["sessionId"], u["turnId"]) == ("s1", "t3") for u in updates)
     assert [u["update"] for u in updates] == [
         {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "read README.md",
@@ -68,7 +69,7 @@ def test_a_call_becomes_four_updates_and_progress_reports() -> None:
                       "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}}],
          "rawOutput": {"isError": False, "text": "# Demo"}},
     ]
-    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    progress = [p["value"]["message"] for m, p in client.notes if m == methods.PROGRESS]
     assert progress == ["read README.md — 0 of 2 done", "read README.md — 1 of 2 done"]
 
 
@@ -97,10 +98,10 @@ def test_text_usage_and_end() -> None:
     r.on_event(MessageEndEvent(message=AssistantMessage(text="lo", usage=usage)))
     r.on_event(RunEndEvent(stop_reason="completed", usage=usage))
     r.end("max_turn_requests", None)
-    assert client.notes[0] == ("$/progress", {"token": "p", "value": {
+    assert client.notes[0] == (methods.PROGRESS, {"token": "p", "value": {
         "kind": "begin", "title": "Ink", "cancellable": True,
         "message": "first line of the prompt"}})
-    bodies = [p["update"] for m, p in client.notes if m == "ink/session/update"]
+    bodies = [p["update"] for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert bodies == [
         {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hel"}},
         {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2},
@@ -125,7 +126,7 @@ def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() 
     r.on_event(ToolEndEvent(tool_call_id=sub, tool_name="read", is_error=False,
                             content=[TextBlock(text="x = 1")], parent_tool_call_id="call_1"))
     r.on_event(TextDeltaEvent(text="answer"))
-    updates = [p["update"] for m, p in client.notes if m == "ink/session/update"]
+    updates = [p["update"] for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert updates[2:] == [
         {"sessionUpdate": "tool_call", "toolCallId": sub, "title": "read a.py", "kind": "read",
          "status": "pending", "rawInput": {"path": "a.py"}, "parentToolCallId": "call_1"},
@@ -140,7 +141,7 @@ def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() 
         {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "answer"}},
     ]
     assert "parentToolCallId" not in updates[0] and "parentToolCallId" not in updates[1]
-    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    progress = [p["value"]["message"] for m, p in client.notes if m == methods.PROGRESS]
     assert progress == [
         "task: survey — 0 of 1 done",
         "task: survey › read a.py — 0 of 2 done",
