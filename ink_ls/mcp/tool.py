@@ -15,6 +15,7 @@ from typing import Any
 import mcp_types as types
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
 from mcp.shared.exceptions import MCPError
 from pydantic import ConfigDict
 
@@ -49,7 +50,7 @@ def check_schema(schema: dict[str, Any]) -> str | None:
     if schema.get("type") != "object":
         return 'its input schema is not of type "object"'
     try:
-        Draft202012Validator.check_schema(schema)
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
         return f"its input schema is invalid at {where}: {exc.message}"
@@ -76,7 +77,8 @@ class McpTool(Tool[McpArgs]):
         described = remote.description or remote.title or f"The {remote.name} tool"
         self.description = f"{described}\n\n(MCP server {server.config.name}, tool {remote.name})"
         self._schema: dict[str, Any] = dict(remote.input_schema)
-        self._validator = Draft202012Validator(self._schema)
+        # the draft the schema names (`$schema`), else 2020-12
+        self._validator = validator_for(self._schema, default=Draft202012Validator)(self._schema)
 
     @property
     def server_name(self) -> str:

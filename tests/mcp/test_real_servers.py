@@ -106,11 +106,19 @@ async def test_streamable_http_server(
     assert (status.state, status.transport) == ("connected", "http"), status.error
     model.push(
         tools(("mcp__web__get-sum", {"a": 2, "b": 40}),
-              ("mcp__web__get-tiny-image", {})),
+              ("mcp__web__get-tiny-image", {}),
+              ("mcp__web__get-resource-links", {"count": 2}),
+              ("mcp__web__get-resource-reference", {"resourceType": "Text", "resourceId": 1})),
         text("42"),
     )
     run = Run(hub, model, tmp_path)
     await run.agent().run("add")
-    assert "42" in run.results()["mcp__web__get-sum"]
+    results = run.results()
+    assert "42" in results["mcp__web__get-sum"]
+    # resource links and an embedded resource reach the model as text
+    assert ("[resource link Text Resource 2: demo://resource/dynamic/text/2 (text/plain"
+            in results["mcp__web__get-resource-links"])
+    embedded = results["mcp__web__get-resource-reference"]
+    assert "[resource demo://resource/dynamic/text/1]\nResource 1: This is a plaintext" in embedded
     [image_end] = [e for e in run.of("tool_end") if e.tool_name == "mcp__web__get-tiny-image"]
     assert any(b.type == "image" and b.mime_type == "image/png" for b in image_end.content)
