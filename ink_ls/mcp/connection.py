@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 State = Literal["stopped", "starting", "connected", "failed"]
 DEFAULT_START_TIMEOUT = 30.0
+RETRY_AFTER = 60.0
+"""Seconds before a session start tries a server that failed to start again (calls always do)."""
 STDERR_TAIL = 600
 CLIENT_INFO = types.Implementation(name="ink-ls", version=__version__)
 ProgressSink = Callable[[float, float | None, str | None], None]
@@ -66,6 +68,7 @@ class ServerConnection:
         self.error: str | None = config.error
         self.tools: list[types.Tool] = []
         self.started_ms: float | None = None
+        self._attempted: float | None = None
         self._secret_env = frozenset(secret_env)
         self._on_change = on_change
         self._session: ClientSession | None = None
@@ -88,7 +91,7 @@ class ServerConnection:
                 return
             self.state, self.error = "starting", None
             before = reaper.children()
-            began = time.perf_counter()
+            began = self._attempted = time.perf_counter()
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._task = asyncio.create_task(self._serve(ready), name=f"mcp:{self.config.name}")
             try:
@@ -106,6 +109,11 @@ class ServerConnection:
                 self.state = "connected"
                 reaper.note_started(before)  # killed at exit even if it ignores EOF
             self._on_change()
+
+    def may_retry(self) -> bool:
+        """Whether a session start should try again (never tried, or not in `RETRY_AFTER` s)."""
+        last = self._attempted
+        return last is None or time.perf_counter() - last >= RETRY_AFTER
 
     def _fail(self, reason: str) -> None:
         tail = self.stderr_tail()

@@ -77,10 +77,16 @@ class McpHub:
 
     @classmethod
     def for_workspace(
-        cls, workspace: Path, editor_servers: object = None, **kwargs: object
+        cls,
+        workspace: Path,
+        editor_servers: object = None,
+        *,
+        secret_env: Iterable[str] = (),
+        start_timeout: float = DEFAULT_START_TIMEOUT,
     ) -> McpHub:
+        """The hub of `workspace`: user file, `.mcp.json`, then the editor's `mcpServers`."""
         configs, problems = load_configs(workspace, editor_servers)
-        return cls(configs, problems, **kwargs)  # type: ignore[arg-type]
+        return cls(configs, problems, secret_env=secret_env, start_timeout=start_timeout)
 
     # ---- ToolSource ----------------------------------------------------------------------------
 
@@ -136,8 +142,10 @@ class McpHub:
                     continue
                 if conn.config.origin == "workspace" and not allowed:
                     continue
+                if conn.state == "failed" and not conn.may_retry():
+                    continue  # failed moments ago: do not make every turn wait for it
                 self._held.pop(name, None)
-                todo.append(conn.start())  # stopped, or failed last time: try again
+                todo.append(conn.start())
             if todo:
                 await asyncio.gather(*todo)
                 self.last_start_ms = (time.perf_counter() - began) * 1000.0
