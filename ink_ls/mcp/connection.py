@@ -169,8 +169,7 @@ class ServerConnection:
             return
         if self._scope is not None:
             self._scope.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.shield(task), 10.0)
+        await asyncio.wait((task,), timeout=10.0)  # the SDK's shutdown is bounded (~6 s)
         if not task.done():
             task.cancel()
         self._scope, self._session = None, None
