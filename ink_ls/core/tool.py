@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ink_ls.core.fileio import atomic_write_text
 from ink_ls.core.messages import ContentBlock
 from ink_ls.core.signal import CancelSignal
 
@@ -54,6 +55,15 @@ class ToolParams(BaseModel):
     """Base for tool parameter models: unknown keys are refused."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+def aborted_result(tool_name: str, note: str | None = None) -> ToolResult:
+    """The one result of a call its cancel stopped: `Error: <tool> aborted by user[; <note>.]`.
+
+    Tools return it (edit and write add that the file was not changed); the pipeline gives it
+    to a tool that lets the cancel's `CancelledError` escape."""
+    text = f"Error: {tool_name} aborted by user"
+    return ToolResult(f"{text}; {note}." if note else text, is_error=True)
 
 
 ToolKind = Literal["read", "search", "edit", "execute", "think", "other"]
@@ -129,7 +139,11 @@ class DiskFiles:
 
 
 class DiskWriter:
-    """The default FileWriter: writes to disk at once (creating parents), no approval."""
+    """The default FileWriter: writes to disk at once (creating parents), no approval.
+
+    Atomic and link-safe (`core.fileio.atomic_write_text`): a failed write leaves the file
+    as it was and raises `OSError` with a sentence for the model.
+    """
 
     async def write_text(
         self,
@@ -141,9 +155,7 @@ class DiskWriter:
         tool_call_id: str,
         signal: CancelSignal,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write(new_text)
+        atomic_write_text(path, new_text)
 
 
 SubagentRunner = Callable[[str, CancelSignal], Awaitable[str]]
@@ -165,7 +177,8 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class Access:
-    """The paths one call reads and writes (absolute), for path-aware scheduling (spec §9)."""
+    """The paths one call reads and writes (absolute), for path-aware scheduling (the agent's
+    default): calls whose paths do not conflict may overlap."""
 
     reads: frozenset[Path] = frozenset()
     writes: frozenset[Path] = frozenset()

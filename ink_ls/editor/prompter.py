@@ -57,5 +57,8 @@ class MessagePrompter:
         params = lsp.show_message_request(
             question_message(question), action_items(self._features)
         )
+        # an extra member (LSP clients ignore it): lets a chat view show the question on the
+        # call it is about (protocol.md, Approvals)
+        params["ink"] = {"toolCallId": question.tool_call_id}
         answer = await self._client.request(SHOW_MESSAGE_REQUEST, params)
         return choice_of(answer)

@@ -23,6 +23,7 @@ from ink_ls.agent.events import (
     ToolRunningEvent,
     ToolSettledEvent,
     ToolStartEvent,
+    UsageEvent,
 )
 from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
@@ -69,7 +70,6 @@ class TurnReporter:
         self._settled = 0
         self._usage = Usage()
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
-        """The stop reason of the last assistant message (`max_tokens` maps to the wire)."""
 
     def send(self, update: SessionUpdateBody) -> None:
         params = SessionUpdateParams(
@@ -166,15 +166,19 @@ class TurnReporter:
         elif isinstance(event, ToolEndEvent):
             self._delivered(event)
         elif isinstance(event, MessageEndEvent):
-            self._usage = self._usage.add(event.message.usage)
-            self.send(
-                UsageUpdate(
-                    input_tokens=self._usage.input_tokens,
-                    output_tokens=self._usage.output_tokens,
-                )
-            )
+            self._count(event.message.usage)
+        elif isinstance(event, UsageEvent):  # a sub-agent's reply: in the turn's totals too
+            self._count(event.usage)
         elif isinstance(event, RunEndEvent):
             pass  # the turn's end is reported by `end()`, after the run returns
+
+    def _count(self, usage: Usage) -> None:
+        self._usage = self._usage.add(usage)
+        self.send(
+            UsageUpdate(
+                input_tokens=self._usage.input_tokens, output_tokens=self._usage.output_tokens
+            )
+        )
 
     def _delivered(self, event: ToolEndEvent) -> None:
         items: list[ToolCallContent] = []

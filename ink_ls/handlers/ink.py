@@ -14,6 +14,7 @@ from ink_ls.protocol.models import (
     SessionCancelParams,
     SessionCloseParams,
     SessionListParams,
+    SessionLoadParams,
     SessionPromptParams,
     ToolsParams,
 )
@@ -47,6 +48,12 @@ def register(server: LanguageServer, state: ServerState) -> None:
     async def close(params: Any) -> None:
         request = validate(SessionCloseParams, params)
         await state.require_host().close(request)
+
+    @server.feature(methods.SESSION_LOAD)
+    @guarded
+    async def load(params: Any) -> dict[str, Any]:
+        request = validate(SessionLoadParams, params)
+        return state.require_host().load(request.session_id).dump()
 
     @server.feature(methods.TOOLS)
     @guarded

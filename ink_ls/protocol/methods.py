@@ -12,6 +12,7 @@ SESSION_PROMPT = "ink/session/prompt"
 SESSION_CANCEL = "ink/session/cancel"
 SESSION_LIST = "ink/session/list"
 SESSION_CLOSE = "ink/session/close"
+SESSION_LOAD = "ink/session/load"
 TOOLS = "ink/tools"
 MCP_STATUS = "ink/mcp/status"
 
@@ -23,6 +24,7 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_CANCEL,
     SESSION_LIST,
     SESSION_CLOSE,
+    SESSION_LOAD,
     TOOLS,
     MCP_STATUS,
 )

@@ -90,6 +90,16 @@ class SessionCloseParams(WireModel):
     delete: bool = False
 
 
+class SessionLoadParams(WireModel):
+    session_id: str
+
+
+class SessionLoadResult(WireModel):
+    session_id: str
+    title: str
+    message_count: int
+
+
 class ToolsParams(WireModel):
     pass
 
@@ -171,6 +181,22 @@ class AgentMessageChunk(WireModel):
     content: TextContent
 
 
+class PromptContext(WireModel):
+    """The document (and lines) a replayed prompt was asked from."""
+
+    path: str
+    first_line: int | None = None
+    last_line: int | None = None
+
+
+class UserMessageChunk(WireModel):
+    """A user prompt, sent when a session is replayed (`ink/session/load`)."""
+
+    session_update: Literal["user_message_chunk"] = "user_message_chunk"
+    content: TextContent
+    context: PromptContext | None = None
+
+
 class ToolCallRegistered(WireModel):
     session_update: Literal["tool_call"] = "tool_call"
     tool_call_id: str
@@ -205,6 +231,14 @@ class ErrorUpdate(WireModel):
     message: str
 
 
+class WarningUpdate(WireModel):
+    """Something the user should know that does not stop the turn (the session cannot be
+    saved)."""
+
+    session_update: Literal["warning"] = "warning"
+    message: str
+
+
 class TurnEndUpdate(WireModel):
     session_update: Literal["turn_end"] = "turn_end"
     stop_reason: WireStopReason
@@ -212,10 +246,12 @@ class TurnEndUpdate(WireModel):
 
 SessionUpdateBody = Annotated[
     AgentMessageChunk
+    | UserMessageChunk
     | ToolCallRegistered
     | ToolCallUpdate
     | UsageUpdate
     | ErrorUpdate
+    | WarningUpdate
     | TurnEndUpdate,
     Field(discriminator="session_update"),
 ]

@@ -13,10 +13,19 @@ from typing import Any
 from pydantic import Field
 
 from ink_ls.core.signal import CancelledError, CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    shown_path,
+    text_arg,
+)
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
-from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._textfile import TextFileError, count_lines, load
 
 
@@ -42,7 +51,7 @@ class WriteTool(Tool[WriteParams]):
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"write {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
     def access(self, args: WriteParams, cwd: Path) -> Access:
-        return Access(writes=frozenset({real(args.path, cwd)}))
+        return Access(writes=frozenset({located_real(args.path, cwd, new_file=True)}))
 
     async def execute(
         self, args: WriteParams, signal: CancelSignal, context: ToolContext
@@ -50,7 +59,21 @@ class WriteTool(Tool[WriteParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to write.", is_error=True)
-        path = resolve(shown, context.cwd)
+        try:
+            located = locate(
+                shown,
+                context.cwd,
+                new_file=True,
+                is_open=lambda p: context.files.open_document(p) is not None,
+            )
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._write(args, located.path, signal, context), located.note)
+
+    async def _write(
+        self, args: WriteParams, path: Path, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        shown = args.path
         try:
             async with file_lock(path, signal):
                 try:
@@ -75,7 +98,7 @@ class WriteTool(Tool[WriteParams]):
                 if failed is not None:
                     return failed
         except CancelledError:
-            return ToolResult("Error: write aborted by user; the file was not changed.", True)
+            return aborted_result(self.name, "the file was not changed")
         verb = "Overwrote" if existed else "Created"
         size = len(args.content.encode("utf-8"))
         return ToolResult(

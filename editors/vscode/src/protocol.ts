@@ -171,6 +171,12 @@ export interface ErrorUpdate {
   message: string;
 }
 
+/** Something the user should know that does not stop the turn (the session cannot be saved). */
+export interface WarningUpdate {
+  sessionUpdate: 'warning';
+  message: string;
+}
+
 export interface TurnEndUpdate {
   sessionUpdate: 'turn_end';
   stopReason: StopReason;
@@ -182,6 +188,7 @@ export type SessionUpdate =
   | ToolCallUpdate
   | UsageUpdate
   | ErrorUpdate
+  | WarningUpdate
   | TurnEndUpdate;
 
 export interface SessionUpdateParams {

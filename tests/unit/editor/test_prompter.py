@@ -70,3 +70,4 @@ async def test_prompter_sends_a_warning_request() -> None:
     assert method == methods.SHOW_MESSAGE_REQUEST
     assert params["type"] == 2
     assert params["message"] == "Ink wants to run a command:\nnpm test"
+    assert params["ink"] == {"toolCallId": question().tool_call_id}

@@ -13,6 +13,7 @@ from ink_ls.agent.events import (
     ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
+    UsageEvent,
 )
 from ink_ls.core.messages import AssistantMessage, ImageBlock, TextBlock, Usage
 from ink_ls.core.tool import DiffDisplay
@@ -109,6 +110,22 @@ def test_text_usage_and_end() -> None:
         {"sessionUpdate": "turn_end", "stopReason": "max_turn_requests"},
     ]
     assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
+
+
+def test_a_sub_agents_tokens_count_in_the_turns_totals() -> None:
+    r, client = reporter()
+    r.on_event(MessageEndEvent(message=AssistantMessage(
+        text="", usage=Usage(input_tokens=10, output_tokens=2), stop_reason="tool_use")))
+    r.on_event(UsageEvent(usage=Usage(input_tokens=7, output_tokens=3),
+                          parent_tool_call_id="call_1"))
+    r.on_event(MessageEndEvent(message=AssistantMessage(
+        text="done", usage=Usage(input_tokens=30, output_tokens=4))))
+    usage = [p["update"] for m, p in client.notes if m == "ink/session/update"]
+    assert usage == [
+        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2},
+        {"sessionUpdate": "usage_update", "inputTokens": 17, "outputTokens": 5},
+        {"sessionUpdate": "usage_update", "inputTokens": 47, "outputTokens": 9},
+    ]
 
 
 def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() -> None:

@@ -152,3 +152,10 @@ def test_default_root_follows_ink_state_dir(
 ) -> None:
     monkeypatch.setenv("INK_STATE_DIR", str(tmp_path / "state"))
     assert SessionStore().root == tmp_path / "state" / "sessions"
+
+
+def test_ids_created_in_a_burst_never_collide(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    ids = {store.create().id for _ in range(3000)}  # all within a second or two
+    assert len(ids) == 3000
+    assert len(list(tmp_path.glob("*.jsonl"))) == 3000

@@ -10,6 +10,7 @@ M.methods = {
   session_cancel = 'ink/session/cancel',
   session_list = 'ink/session/list',
   session_close = 'ink/session/close',
+  session_load = 'ink/session/load',
   tools = 'ink/tools',
   mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
@@ -26,16 +27,21 @@ M.lsp = {
 
 --- values of `update.sessionUpdate` in ink/session/update
 M.updates = {
+  user_message_chunk = 'user_message_chunk',
   agent_message_chunk = 'agent_message_chunk',
   tool_call = 'tool_call',
   tool_call_update = 'tool_call_update',
   usage_update = 'usage_update',
   error = 'error',
+  warning = 'warning',
   turn_end = 'turn_end',
 }
 
 --- values of `phase` in a tool_call_update
 M.phases = { running = 'running', settled = 'settled', delivered = 'delivered' }
+
+--- the turnId of the updates that replay a stored session (ink/session/load)
+M.REPLAY_TURN = 'replay'
 
 --- stopReason of a turn (prompt result and turn_end)
 M.stop_reasons = {
