@@ -111,9 +111,23 @@ class ToolResult:
 
 
 class FileView(Protocol):
-    """How tools see files the editor has open. `None` means: not open, read the disk."""
+    """How tools see files the editor has open. `None` means: not open, read the disk.
+
+    A view that must ask over the wire (ACP's `fs/read_text_file`) also has an async
+    `read_document(path)`; tools read through `document_text`, which prefers it.
+    """
 
     def open_document(self, path: Path) -> str | None: ...
+
+
+async def document_text(files: FileView, path: Path) -> str | None:
+    """The editor's text of `path`, or None (read the disk). Awaits `read_document` when the
+    view has one (a client that is asked over the wire), else calls `open_document`."""
+    read = getattr(files, "read_document", None)
+    if read is not None:
+        text: str | None = await read(path)
+        return text
+    return files.open_document(path)
 
 
 class FileWriter(Protocol):

@@ -30,6 +30,15 @@ INK_REQUESTS: tuple[str, ...] = (
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)
 
+# commands for LSP clients without an ink plugin (`workspace/executeCommand`, code actions)
+COMMAND_ASK = "ink.ask"
+COMMAND_CANCEL = "ink.cancel"
+COMMANDS: tuple[str, ...] = (COMMAND_ASK, COMMAND_CANCEL)
+
+# standard LSP methods the server handles for them
+CODE_ACTION = "textDocument/codeAction"
+EXECUTE_COMMAND = "workspace/executeCommand"
+
 # standard LSP methods the server sends (names as in the LSP specification)
 APPLY_EDIT = "workspace/applyEdit"
 SHOW_MESSAGE_REQUEST = "window/showMessageRequest"
@@ -37,7 +46,10 @@ SHOW_MESSAGE = "window/showMessage"
 LOG_MESSAGE = "window/logMessage"
 PROGRESS_CREATE = "window/workDoneProgress/create"
 PROGRESS = "$/progress"
+SHOW_DOCUMENT = "window/showDocument"
 CANCEL_REQUEST = "$/cancelRequest"
 
-SERVER_REQUESTS: tuple[str, ...] = (APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE)
+SERVER_REQUESTS: tuple[str, ...] = (
+    APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE, SHOW_DOCUMENT,
+)
 SERVER_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE, PROGRESS, SHOW_MESSAGE, LOG_MESSAGE)

@@ -43,6 +43,25 @@ class TextDocumentIdentifier(WireModel):
 # ---- requests -------------------------------------------------------------------------------
 
 
+class AskCommandArgs(WireModel):
+    """The argument object of the `ink.ask` command (`workspace/executeCommand`)."""
+
+    prompt: str | None = None
+    """The request; without it the selected text is the request (`Ink: ask about this…`)."""
+    uri: str | None = None
+    """The document the user asks from."""
+    range: Range | None = None
+    """The selection in that document."""
+
+    @model_validator(mode="after")
+    def _something_to_ask(self) -> AskCommandArgs:
+        if not (self.prompt or "").strip() and (self.uri is None or self.range is None):
+            raise ValueError("give a prompt, or a uri and range whose text is the request")
+        if self.range is not None and self.uri is None:
+            raise ValueError("range needs uri")
+        return self
+
+
 class SessionPromptParams(WireModel):
     session_id: str | None = None
     prompt: str = Field(min_length=1)
