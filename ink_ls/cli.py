@@ -1,7 +1,7 @@
 """The `ink-ls` command line: the language server (default, `--stdio`, `--tcp`), the Agent
-Client Protocol agent (`--acp`), `ink-ls run` and `ink-ls sessions`. Logs go to stderr or
-`--log-file`, never to stdout (stdout is the JSON-RPC stream of the server or the ACP agent,
-and the `--json` event stream of `run`).
+Client Protocol agent (`--acp`), `ink-ls run`, `ink-ls sessions` and `ink-ls mcp`. Logs go to
+stderr or `--log-file`, never to stdout (stdout is the JSON-RPC stream of the server or the ACP
+agent, and the `--json` event stream of `run`).
 """
 
 from __future__ import annotations
@@ -58,8 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     _logging_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     from ink_ls.run.command import add_run_parser, add_sessions_parser
+    from ink_ls.run.mcp import add_mcp_parser
 
-    for add in (add_run_parser, add_sessions_parser):
+    for add in (add_run_parser, add_sessions_parser, add_mcp_parser):
         _logging_options(add(sub), suppress=True)
     return parser
 
@@ -98,12 +99,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command
     if getattr(args, "api_key_env", None):
         hide_env([args.api_key_env])
-    level = args.log_level or ("warning" if command in ("run", "sessions") else "info")
+    level = args.log_level or ("warning" if command in ("run", "sessions", "mcp") else "info")
     setup_logging(level, args.log_file)
     if command == "run":
         from ink_ls.run.command import run_main
 
         return run_main(args)
+    if command == "mcp":
+        from ink_ls.run.mcp import mcp_main
+
+        return mcp_main(args)
     if command == "sessions":
         from ink_ls.run.command import sessions_main
 

@@ -34,6 +34,7 @@ from acp.schema import (
 
 from ink_ls import __version__
 from ink_ls.acp.files import ClientFiles, ClientWriter
+from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
 from ink_ls.acp.plan import PlanTool
@@ -44,6 +45,7 @@ from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.messages import Message, UserMessage
 from ink_ls.core.signal import CancelController
+from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
 
 log = logging.getLogger(__name__)
@@ -68,8 +70,9 @@ class AcpSession:
     gate: ApprovalGate
     mapper: UpdateMapper
     mcp_servers: list[Any] = field(default_factory=list)
-    """The client's MCP servers, as given (`session/new`, `session/load`); kept for the tools
-    an MCP client will add."""
+    """The client's MCP servers, as given (`session/new`, `session/load`)."""
+    hub: McpHub | None = None
+    """Those servers with the user's and the workspace's: started with the session."""
     history: list[Message] = field(default_factory=list)
     turn: CancelController | None = None
 
@@ -104,6 +107,8 @@ class InkAcpAgent:
         self._conn: Client | None = None
         self._caps = ClientCapabilities()
         self._sessions: dict[str, AcpSession] = {}
+        self._closing: list[McpHub] = []
+        """Hubs of sessions replaced by `session/load`, stopped before the next start."""
         self.outbox = Outbox(self._send)
 
     def on_connect(self, conn: Client) -> None:
@@ -140,9 +145,22 @@ class InkAcpAgent:
         session = AcpSession(
             stored=stored, cwd=cwd, gate=ApprovalGate(self._mode),
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
-            mcp_servers=list(mcp_servers or []), history=list(stored.messages))
+            mcp_servers=list(mcp_servers or []), history=list(stored.messages),
+            hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers),
+                                     secret_env=ModelSettings().secret_env_names()))
+        old = self._sessions.get(stored.id)
+        if old is not None and old.hub is not None:
+            self._closing.append(old.hub)
         self._sessions[stored.id] = session
         return session
+
+    async def _start_mcp(self, session: AcpSession) -> None:
+        """Start the session's MCP servers (no question: a workspace `.mcp.json`'s start
+        only in mode `auto`); a server that fails shows in the log, the session goes on."""
+        while self._closing:
+            await self._closing.pop().close()
+        if session.hub is not None:
+            await session.hub.start(mode=self._mode)
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
                           **kwargs: Any) -> NewSessionResponse:
@@ -152,7 +170,7 @@ class InkAcpAgent:
         except (SessionError, OSError) as exc:
             raise RequestError.internal_error({"message": f"cannot create a session: {exc}"}) \
                 from None
-        self._open(stored, root, mcp_servers)
+        await self._start_mcp(self._open(stored, root, mcp_servers))
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
     async def load_session(self, cwd: str, session_id: str,
@@ -170,6 +188,7 @@ class InkAcpAgent:
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session = self._open(stored, root, mcp_servers)
+        await self._start_mcp(session)
         for update in session.mapper.replay(session.history):
             self.outbox.post(session_id, update)
         await self.outbox.flush()
@@ -213,7 +232,8 @@ class InkAcpAgent:
         try:
             agent = self._factory.build(
                 settings=settings, cwd=session.cwd, front=self._front(session),
-                history=session.history, extra_tools=[PlanTool()])
+                history=session.history, extra_tools=[PlanTool()],
+                tool_sources=[session.hub] if session.hub is not None else [])
             result = await agent.run(message, controller.signal)
         finally:
             session.turn = None
@@ -255,3 +275,7 @@ class InkAcpAgent:
                 session.turn.cancel("the client disconnected")
         await self.outbox.close()
         await self._factory.close_models()
+        hubs = [s.hub for s in self._sessions.values() if s.hub is not None] + self._closing
+        self._closing = []
+        for hub in hubs:
+            await hub.close()

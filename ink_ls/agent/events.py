@@ -51,6 +51,18 @@ class ToolRunningEvent(BaseModel):
     """Set on events forwarded from a `task` sub-agent: the id of that task call."""
 
 
+class ToolProgressEvent(BaseModel):
+    """A running call says how far it got (e.g. an MCP server's progress notification)."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    tool_call_id: str
+    tool_name: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
+    message: str
+    """One short line, e.g. `3/10 · indexing`."""
+
+
 class ToolSettledEvent(BaseModel):
     """A call finished; emitted at once, in completion order (for the UI)."""
 
@@ -115,6 +127,7 @@ class RunEndEvent(BaseModel):
 AgentEvent = Annotated[
     ToolStartEvent
     | ToolRunningEvent
+    | ToolProgressEvent
     | ToolSettledEvent
     | ToolEndEvent
     | TextDeltaEvent

@@ -20,7 +20,15 @@ from ink_ls.agent.loop import Agent, AgentOptions
 from ink_ls.agent.prompt import build_system_prompt
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
-from ink_ls.core.tool import AnyTool, DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
+from ink_ls.core.tool import (
+    AnyTool,
+    DiskFiles,
+    DiskWriter,
+    FileView,
+    FileWriter,
+    ToolRegistry,
+    ToolSource,
+)
 from ink_ls.model.base import Model
 
 ModelFactory = Callable[[ModelSettings], Model]
@@ -86,10 +94,15 @@ class AgentFactory:
         return settings.secret_env_names()
 
     def tools(
-        self, cwd: Path, settings: ModelSettings, extra: Iterable[AnyTool] = ()
+        self,
+        cwd: Path,
+        settings: ModelSettings,
+        extra: Iterable[AnyTool] = (),
+        sources: Iterable[ToolSource] = (),
     ) -> ToolRegistry:
-        """The built-in tools rooted at `cwd`, then `extra` ones; duplicate names are refused."""
-        return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra])
+        """The built-in tools rooted at `cwd`, then `extra` ones; duplicate names are refused.
+        `sources` (MCP servers) add tools that may change while a run goes on."""
+        return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra], sources)
 
     def system_prompt(self, cwd: Path, tools: ToolRegistry) -> str:
         return self._system_prompt(cwd, tools)
@@ -131,11 +144,12 @@ class AgentFactory:
         front: FrontEnd,
         history: list[Message] | None = None,
         extra_tools: Iterable[AnyTool] = (),
+        tool_sources: Iterable[ToolSource] = (),
         model: Model | None = None,
         max_turns: int | None = None,
     ) -> Agent:
         """An agent for one conversation rooted at `cwd` (history is shared, not copied)."""
-        tools = self.tools(cwd, settings, extra_tools)
+        tools = self.tools(cwd, settings, extra_tools, tool_sources)
         options = AgentOptions(
             cwd=cwd,
             system_prompt=self.system_prompt(cwd, tools),

@@ -176,7 +176,6 @@ class Agent:
     async def _loop(self, signal: CancelSignal) -> tuple[StopReason, str, Usage, str | None]:
         usage = Usage()
         text = ""
-        schemas = self.tools.schemas()
         env = BatchEnv(
             tools=self.tools,
             cwd=self.options.cwd,
@@ -195,7 +194,10 @@ class Agent:
             if signal.cancelled:
                 return "aborted", text, usage, None
             turn += 1
-            request = ModelRequest(self.options.system_prompt, list(self.history), schemas)
+            # read per request: a tool source (an MCP server) may have changed its list
+            request = ModelRequest(
+                self.options.system_prompt, list(self.history), self.tools.schemas()
+            )
             try:
                 reply = await self._stream(request, signal)
             except _Aborted as exc:

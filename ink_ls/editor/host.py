@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.approval import ApprovalGate, yes_no
 from ink_ls.agent.events import StopReason
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.core.config import ModelSettings
@@ -19,6 +19,7 @@ from ink_ls.core.signal import CancelController
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
@@ -30,6 +31,7 @@ from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
+    McpStatusResult,
     SessionCloseParams,
     SessionListResult,
     SessionLoadResult,
@@ -99,6 +101,7 @@ class Host:
         self.features = features
         self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
+        self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
 
@@ -143,8 +146,11 @@ class Host:
         """Cancel a running turn, wait for it, forget the session (and delete it if asked)."""
         await self.sessions.close(params.session_id, delete=params.delete)
 
-    def tools(self) -> ToolsResult:
-        registry = self.deps.factory.tools(self.cwd, self.settings.model)
+    async def tools(self) -> ToolsResult:
+        """Built-in tools, then the MCP servers' (starting them if they are not yet)."""
+        hub = await self.mcp.start(self.settings)
+        registry = self.deps.factory.tools(self.cwd, self.settings.model, sources=[hub])
+        servers = {t.name: t.server_name for t in hub.tools_of_all()}
         return ToolsResult(
             tools=[
                 ToolInfo(
@@ -152,10 +158,15 @@ class Host:
                     description=t.description,
                     parameters=t.parameters(),
                     concurrency_safe=t.concurrency_safe,
+                    server=servers.get(t.name),
                 )
                 for t in registry
             ]
         )
+
+    async def mcp_status(self) -> McpStatusResult:
+        """`ink/mcp/status`: every configured MCP server, started if it may start."""
+        return await self.mcp.status(self.settings)
 
     # ---- cancel -------------------------------------------------------------------------------
 
@@ -191,6 +202,7 @@ class Host:
             await asyncio.wait([asyncio.ensure_future(t.done.wait()) for t in turns],
                                timeout=timeout)
         await self.close_models()
+        await self.mcp.close()
 
     # ---- prompt ---------------------------------------------------------------------------------
 
@@ -259,6 +271,9 @@ class Host:
                 prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
             factory = self.deps.factory
+            confirm = yes_no(prompter, timeout=settings.approval_timeout,
+                             signal=turn.controller.signal)
+            hub = await self.mcp.start(settings, confirm)
             model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
             try:
@@ -273,6 +288,7 @@ class Host:
                         on_message=session.record,
                     ),
                     history=session.messages,
+                    tool_sources=[hub],
                     model=model,
                 )
                 result = await agent.run(prompt, turn.controller.signal)

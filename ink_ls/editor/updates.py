@@ -19,6 +19,7 @@ from ink_ls.agent.events import (
     RunEndEvent,
     TextDeltaEvent,
     ToolEndEvent,
+    ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     ToolStartEvent,
@@ -146,6 +147,10 @@ class TurnReporter:
                                phase="running", parent_tool_call_id=event.parent_tool_call_id)
             )
             self._report(event.tool_call_id)
+        elif isinstance(event, ToolProgressEvent):
+            if not self._waiting:  # a pending approval outranks it
+                title = self._titles.get(event.tool_call_id, event.tool_name)
+                self.progress({"kind": "report", "message": f"{title}: {event.message}"})
         elif isinstance(event, ToolSettledEvent):
             self._settled += 1
             self.send(

@@ -10,6 +10,7 @@ from ink_ls.handlers._errors import guarded, validate
 from ink_ls.handlers.state import ServerState
 from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
+    McpStatusParams,
     SessionCancelParams,
     SessionCloseParams,
     SessionListParams,
@@ -58,4 +59,10 @@ def register(server: LanguageServer, state: ServerState) -> None:
     @guarded
     async def tools(params: Any) -> dict[str, Any]:
         validate(ToolsParams, params)
-        return state.require_host().tools().dump()
+        return (await state.require_host().tools()).dump()
+
+    @server.feature(methods.MCP_STATUS)
+    @guarded
+    async def mcp_status(params: Any) -> dict[str, Any]:
+        validate(McpStatusParams, params)
+        return (await state.require_host().mcp_status()).dump()

@@ -14,6 +14,7 @@ SESSION_LIST = "ink/session/list"
 SESSION_CLOSE = "ink/session/close"
 SESSION_LOAD = "ink/session/load"
 TOOLS = "ink/tools"
+MCP_STATUS = "ink/mcp/status"
 
 # server → client notifications
 SESSION_UPDATE = "ink/session/update"
@@ -25,6 +26,7 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_CLOSE,
     SESSION_LOAD,
     TOOLS,
+    MCP_STATUS,
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)
 

@@ -128,10 +128,38 @@ class ToolInfo(WireModel):
     description: str
     parameters: dict[str, Any]
     concurrency_safe: bool
+    server: str | None = None
+    """The MCP server offering the tool; absent for built-in tools."""
 
 
 class ToolsResult(WireModel):
     tools: list[ToolInfo]
+
+
+class McpStatusParams(WireModel):
+    pass
+
+
+class McpServerInfo(WireModel):
+    """One configured MCP server as `ink/mcp/status` reports it."""
+
+    name: str
+    origin: Literal["user", "workspace", "editor"]
+    transport: Literal["stdio", "http"]
+    target: str
+    """The command line or URL as written in the configuration (variables not expanded)."""
+    state: Literal["connected", "failed", "starting", "stopped", "not started"]
+    error: str | None = None
+    tools: list[str] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list)
+    trusted: bool = False
+    start_ms: float | None = None
+
+
+class McpStatusResult(WireModel):
+    servers: list[McpServerInfo]
+    problems: list[str] = Field(default_factory=list)
+    """Configuration problems (unknown keys, unreadable files)."""
 
 
 # ---- ink/session/update ---------------------------------------------------------------------

@@ -25,6 +25,7 @@ from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskWriter, FileWriter
 from ink_ls.run.jsonout import JsonPrinter
+from ink_ls.run.mcp import start_hub
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
@@ -159,12 +160,18 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
                           else DiskWriter())
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
     factory = AgentFactory(max_turns=max_turns)
+    hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
+    for status in hub.status():  # the run goes on without a server that cannot start
+        if status.error:
+            err.print(f"MCP server {status.name}: {status.state}: {status.error}",
+                      style="yellow", markup=False)
     agent = factory.build(
         settings=setup.settings,
         cwd=setup.cwd,
         front=FrontEnd(gate=gate, writer=writer, on_event=sink,
                        on_message=setup.session.append),
         history=list(setup.session.messages),
+        tool_sources=[hub],
     )
     if not json_mode:
         err.print(f"session {setup.session.id} · {setup.settings.model} at "
@@ -197,6 +204,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
         if view is not None:
             view.close()
         await factory.close_models()
+        await hub.close()
     return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns)
 
 

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -237,6 +238,7 @@ E2E_CASES = [
     "cancel while an edit is under review closes the diff and changes nothing",
     "setup() again sends the new settings (approval readonly refuses without asking)",
     "approval auto: an open buffer gets the edit without a diff, the file is written, u undoes it",
+    "checkhealth ink: the MCP servers of the running server",
     'vim.lsp.enable("ink") reuses the running client for new files',
     "checkhealth ink: server, version and endpoint",
 ]
@@ -288,6 +290,13 @@ def _run_with_model(
 @pytest.mark.timeout(180)
 def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
+    # the user's MCP servers (the plugin's server reads $XDG_CONFIG_HOME/ink-ls/mcp.json)
+    mcp = tmp_path / "xdg-config" / "ink-ls" / "mcp.json"
+    mcp.parent.mkdir(parents=True)
+    mcp.write_text(json.dumps({"mcpServers": {
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"], "trusted": True},
+        "gone": {"command": str(tmp_path / "no-such-server")},
+    }}))
     with FakeModelServer() as model:
         run = _run_with_model("e2e_spec.lua", tmp_path, ws, model)
     assert_passed(run, E2E_CASES)

@@ -187,6 +187,8 @@ def test_protocol_ts_mirrors_methods_py() -> None:
     assert ts == expected
     ts_codes = {int(v) for v in re.findall(r"^  \w+: (-\d+),$", source, flags=re.M)}
     assert ts_codes == {int(c) for c in InkErrorCode}
+    mcp = (EXT / "src" / "mcp.ts").read_text()
+    assert re.findall(r"export const MCP_STATUS = '([^']+)';", mcp) == [methods.MCP_STATUS]
 
 
 def test_extension_unit_tests() -> None:

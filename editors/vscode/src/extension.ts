@@ -10,6 +10,7 @@ import { TURN_ENDED_REASON } from './approval';
 import { InlineApprovals } from './approvals';
 import { createClient, sendSettings } from './client';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
+import { showMcpServers } from './mcp';
 import { InkPanel, VIEW_ID } from './panel';
 import { SessionMemory } from './memory';
 import { PanelActions } from './panelActions';
@@ -151,6 +152,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command('ink.showTranscript', () => transcriptChannel.show(true));
   command('ink.acceptEdit', () => reviewer.accept());
   command('ink.rejectEdit', () => reviewer.reject());
+  command('ink.mcpServers', async () => showMcpServers(async (m, p) => (await getClient()).sendRequest(m, p), (items, title) => vscode.window.showQuickPick(items, { title, matchOnDetail: true }), (m) => vscode.window.showInformationMessage(m)));
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {

@@ -329,6 +329,14 @@ H.case('approval auto: an open buffer gets the edit without a diff, the file is 
   vim.cmd('bwipeout! ' .. b)
 end)
 
+H.case('checkhealth ink: the MCP servers of the running server', function()
+  vim.cmd('checkhealth ink')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, true), '\n')
+  H.contains(text, 'OK MCP server time (user, stdio): connected, 2 tools')
+  H.contains(text, 'ERROR MCP server gone (user, stdio): failed: cannot run the command: ')
+  vim.cmd('bwipeout')
+end)
+
 H.case('vim.lsp.enable("ink") reuses the running client for new files', function()
   local before = vim.lsp.get_clients({ name = 'ink' })
   H.eq(1, #before, 'ink clients before')

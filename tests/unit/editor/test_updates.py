@@ -10,6 +10,7 @@ from ink_ls.agent.events import (
     RunEndEvent,
     TextDeltaEvent,
     ToolEndEvent,
+    ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     UsageEvent,
@@ -163,3 +164,16 @@ def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() 
         "task: survey › read a.py — 0 of 2 done",
         "task: survey › read a.py — 1 of 2 done",
     ]
+
+
+def test_a_servers_progress_is_a_progress_report_unless_an_approval_waits() -> None:
+    r, client = reporter()
+    name = "mcp__ev__long"
+    r.on_event(started(tool_call_id="c1", tool_name=name, arguments={}))
+    r.on_event(ToolRunningEvent(tool_call_id="c1", tool_name=name))
+    r.on_event(ToolProgressEvent(tool_call_id="c1", tool_name=name, message="3/10 indexing"))
+    r.waiting("c1")
+    r.on_event(ToolProgressEvent(tool_call_id="c1", tool_name=name, message="4/10 indexing"))
+    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    assert progress == [f"{name} — 0 of 1 done", f"{name}: 3/10 indexing",
+                        f"waiting for approval: {name}"]

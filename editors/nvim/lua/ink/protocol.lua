@@ -12,6 +12,7 @@ M.methods = {
   session_close = 'ink/session/close',
   session_load = 'ink/session/load',
   tools = 'ink/tools',
+  mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
 }
 
