@@ -28,7 +28,9 @@ from typing import Protocol
 
 from ink_ls.agent.events import (
     AgentEvent,
+    CompactionEvent,
     EventSink,
+    InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
     StopReason,
@@ -171,8 +173,8 @@ class _Forwarder:
     def __call__(self, event: AgentEvent) -> None:
         if self.closed or (self._owner is not None and self._owner.cancelling()):
             return
-        if isinstance(event, MessageEndEvent | RunEndEvent):
-            return
+        if isinstance(event, MessageEndEvent | RunEndEvent | CompactionEvent | InstructionsEvent):
+            return  # the parent's own; a child's context and instructions stay inside it
         if isinstance(event, TextDeltaEvent):
             tagged: AgentEvent = event.model_copy(update={"parent_tool_call_id": self._call_id})
         else:

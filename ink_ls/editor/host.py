@@ -9,16 +9,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.compaction import Compaction, CompactionCancelledError, CompactionError
+from ink_ls.agent.gate import Gate
+from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.loop import Agent, AgentOptions
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import ToolRegistry
+from ink_ls.core.tool import DiskWriter, FileWriter, ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.documents import OpenDocuments
@@ -29,10 +32,13 @@ from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
 from ink_ls.model.base import Model
+from ink_ls.model.window import resolve_context_window
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
     SessionCloseParams,
+    SessionCompactParams,
+    SessionCompactResult,
     SessionListResult,
     SessionPromptParams,
     SessionPromptResult,
@@ -48,6 +54,7 @@ ModelFactory = Callable[[ModelSettings], Model]
 ToolsFactory = Callable[[Path, tuple[str, ...]], ToolRegistry]
 """(workspace root, names of environment variables commands must not inherit) → tools."""
 PromptFactory = Callable[[Path, ToolRegistry], str]
+WindowLookup = Callable[[ModelSettings], Awaitable[int]]
 
 _STOPS: dict[str, WireStopReason] = {
     "completed": "end_turn",
@@ -61,6 +68,10 @@ def _ignore(message: Message) -> None:
     return None
 
 
+def _ignore_compaction(compaction: Compaction) -> None:
+    return None
+
+
 @dataclass
 class HostDeps:
     """What the host builds per turn; injected so tests can use scripted models and fake tools."""
@@ -71,6 +82,7 @@ class HostDeps:
     store: SessionStore | None = None
     max_turns: int = 100
     grace_seconds: float = 10.0
+    context_window: WindowLookup = resolve_context_window
 
 
 class Host:
@@ -96,6 +108,7 @@ class Host:
         self.closing = False
         self._tokens = itertools.count(1)
         self._models: dict[ModelSettings, Model] = {}
+        self._windows: dict[ModelSettings, int] = {}
 
     def _model_for(self, settings: ModelSettings) -> Model:
         """One model client per settings, reused across turns (a new client costs ~30 ms of
@@ -104,6 +117,44 @@ class Host:
         if model is None:
             model = self._models[settings] = self.deps.make_model(settings)
         return model
+
+    async def _window_for(self, settings: ModelSettings) -> int:
+        """The context window of these settings (looked up once per settings)."""
+        window = self._windows.get(settings)
+        if window is None:
+            window = self._windows[settings] = await self.deps.context_window(settings)
+        return window
+
+    async def _agent(
+        self, session: LiveSession, reporter: TurnReporter, gate: Gate, writer: FileWriter
+    ) -> Agent:
+        """The agent of one turn (or of an on-demand compaction) of `session`."""
+        settings = self.settings
+        tools = self.deps.make_tools(self.cwd, self._secret_env())
+        options = AgentOptions(
+            cwd=self.cwd,
+            system_prompt=self.deps.system_prompt(self.cwd, tools),
+            max_turns=self.deps.max_turns,
+            grace_seconds=self.deps.grace_seconds,
+            context_window=await self._window_for(settings.model),
+            compact_threshold=settings.model.compact_threshold,
+        )
+        if session.instructions is None:
+            session.instructions = ProjectInstructions(self.cwd)
+        stored = session.stored
+        return Agent(
+            self._model_for(settings.model),
+            tools,
+            options,
+            history=session.messages,
+            gate=gate,
+            files=self.documents,
+            writer=writer,
+            on_event=reporter.on_event,
+            on_message=stored.append if stored else _ignore,
+            on_compaction=stored.record_compaction if stored else _ignore_compaction,
+            instructions=session.instructions,
+        )
 
     async def close_models(self, *, keep: ModelSettings | None = None) -> None:
         """Close model clients (all, or all but `keep`'s)."""
@@ -226,6 +277,7 @@ class Host:
             turn_id=turn.turn_id,
             cwd=self.cwd,
             progress_token=turn.token,
+            session_usage=session.usage,
         )
         reporter.begin(params.prompt)
         stop: WireStopReason
@@ -240,25 +292,7 @@ class Host:
                 self.client, self.features, self.documents, self.cwd, settings.approval,
                 prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
-            tools = self.deps.make_tools(self.cwd, self._secret_env())
-            options = AgentOptions(
-                cwd=self.cwd,
-                system_prompt=self.deps.system_prompt(self.cwd, tools),
-                max_turns=self.deps.max_turns,
-                grace_seconds=self.deps.grace_seconds,
-            )
-            model = self._model_for(settings.model)
-            agent = Agent(
-                model,
-                tools,
-                options,
-                history=session.messages,
-                gate=gate,
-                files=self.documents,
-                writer=writer,
-                on_event=reporter.on_event,
-                on_message=session.stored.append if session.stored else _ignore,
-            )
+            agent = await self._agent(session, reporter, gate, writer)
             result = await agent.run(prompt, turn.controller.signal)
             stop = _STOPS[result.stop_reason]
             if stop == "end_turn" and reporter.last_stop == "max_tokens":
@@ -269,6 +303,7 @@ class Host:
             stop, error = "error", f"internal error: {exc}"
         if stop != "error":
             error = None
+        session.usage = reporter.session_usage
         reporter.end(stop, error)
         return SessionPromptResult(
             session_id=session.session_id,
@@ -277,3 +312,53 @@ class Host:
             text=text,
             error=error,
         )
+
+    # ---- compact --------------------------------------------------------------------------------
+
+    async def compact(
+        self, params: SessionCompactParams, *, request_id: object | None = None
+    ) -> SessionCompactResult:
+        """`ink/session/compact`: summarise the session's older messages now (a turn of its
+        own: the session is busy meanwhile and `ink/session/cancel` stops it unchanged)."""
+        if self.closing:
+            raise InkRequestError(InkErrorCode.SHUTTING_DOWN, "shutting down: no new turns")
+        session = self.sessions.get(params.session_id)
+        if session.turn is not None:
+            raise session_busy(session.session_id)
+        turn = Turn(f"c{session.turns + 1}", CancelController(), request_id)
+        session.turn = turn
+        try:
+            turn.token = await self._progress_token(params.work_done_token, session,
+                                                    turn.turn_id)
+            reporter = TurnReporter(self.client, session_id=session.session_id,
+                                    turn_id=turn.turn_id, cwd=self.cwd,
+                                    progress_token=turn.token, session_usage=session.usage)
+            reporter.progress({"kind": "begin", "title": "Ink", "cancellable": True,
+                               "message": "compacting the conversation"})
+            gate = ApprovalGate("readonly", MessagePrompter(self.client, self.features))
+            agent = await self._agent(session, reporter, gate, DiskWriter())  # runs no tools
+            window = agent.context.window or 0
+            before = agent.context.tokens(
+                session.messages, agent.context.system(agent.options.system_prompt),
+                agent.tools.schemas())
+            outcome = "done"
+            try:
+                done = await agent.compact(turn.controller.signal)
+            except CompactionCancelledError:
+                outcome, done = "cancelled", None
+            except CompactionError as exc:
+                reporter.progress({"kind": "end", "message": f"failed: {exc}"})
+                raise InkRequestError(InkErrorCode.COMPACTION_FAILED, str(exc)) from None
+            session.usage = reporter.session_usage
+            reporter.progress({"kind": "end", "message": outcome if done or outcome != "done"
+                               else "nothing to compact"})
+            return SessionCompactResult(
+                session_id=session.session_id, compacted=done is not None,
+                tokens_before=before, tokens_after=done.tokens_after if done else before,
+                context_window=window, cancelled=outcome == "cancelled",
+            )
+        finally:
+            session.turn = None
+            session.updated_at = now()
+            turn.done.set()
+

@@ -12,6 +12,7 @@ from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
     SessionCancelParams,
     SessionCloseParams,
+    SessionCompactParams,
     SessionListParams,
     SessionPromptParams,
     ToolsParams,
@@ -46,6 +47,14 @@ def register(server: LanguageServer, state: ServerState) -> None:
     async def close(params: Any) -> None:
         request = validate(SessionCloseParams, params)
         await state.require_host().close(request)
+
+    @server.feature(methods.SESSION_COMPACT)
+    @guarded
+    async def compact(params: Any) -> dict[str, Any]:
+        request = validate(SessionCompactParams, params)
+        request_id = server.protocol.msg_id
+        result = await state.require_host().compact(request, request_id=request_id)
+        return result.dump()
 
     @server.feature(methods.TOOLS)
     @guarded

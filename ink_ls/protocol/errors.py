@@ -20,6 +20,7 @@ class InkErrorCode(IntEnum):
     SESSION_BUSY = -32002
     MODEL_NOT_CONFIGURED = -32003
     SHUTTING_DOWN = -32004
+    COMPACTION_FAILED = -32005
 
 
 class InkRequestError(Exception):

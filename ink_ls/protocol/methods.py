@@ -12,6 +12,7 @@ SESSION_PROMPT = "ink/session/prompt"
 SESSION_CANCEL = "ink/session/cancel"
 SESSION_LIST = "ink/session/list"
 SESSION_CLOSE = "ink/session/close"
+SESSION_COMPACT = "ink/session/compact"
 TOOLS = "ink/tools"
 
 # server → client notifications
@@ -22,6 +23,7 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_CANCEL,
     SESSION_LIST,
     SESSION_CLOSE,
+    SESSION_COMPACT,
     TOOLS,
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)

@@ -90,6 +90,21 @@ class SessionCloseParams(WireModel):
     delete: bool = False
 
 
+class SessionCompactParams(WireModel):
+    session_id: str
+    work_done_token: str | int | None = None
+
+
+class SessionCompactResult(WireModel):
+    session_id: str
+    compacted: bool
+    """False when there was nothing older than the latest turn to summarise."""
+    tokens_before: int
+    tokens_after: int
+    context_window: int
+    cancelled: bool = False
+
+
 class ToolsParams(WireModel):
     pass
 
@@ -167,9 +182,41 @@ class ToolCallUpdate(WireModel):
 
 
 class UsageUpdate(WireModel):
+    """Tokens of the turn so far and of the session, and how full the context window is."""
+
     session_update: Literal["usage_update"] = "usage_update"
     input_tokens: int
     output_tokens: int
+    cache_read_tokens: int = 0
+    context_tokens: int | None = None
+    """Tokens the conversation holds now (what the next request sends, before new input)."""
+    context_window: int | None = None
+    session_input_tokens: int = 0
+    session_output_tokens: int = 0
+    session_cache_read_tokens: int = 0
+
+
+class CompactionUpdate(WireModel):
+    """The conversation is being compacted (`phase: start`), was (`end`) or could not be."""
+
+    session_update: Literal["compaction"] = "compaction"
+    phase: Literal["start", "end", "failed"]
+    reason: Literal["threshold", "overflow", "manual"]
+    tokens_before: int
+    tokens_after: int | None = None
+    context_window: int | None = None
+    summarized_messages: int | None = None
+    kept_messages: int | None = None
+    duration_ms: float | None = None
+    error: str | None = None
+
+
+class InstructionsLoadedUpdate(WireModel):
+    """Project instruction files (AGENTS.md / CLAUDE.md) joined the system prompt."""
+
+    session_update: Literal["instructions_loaded"] = "instructions_loaded"
+    paths: list[str]
+    truncated: bool = False
 
 
 class ErrorUpdate(WireModel):
@@ -187,6 +234,8 @@ SessionUpdateBody = Annotated[
     | ToolCallRegistered
     | ToolCallUpdate
     | UsageUpdate
+    | CompactionUpdate
+    | InstructionsLoadedUpdate
     | ErrorUpdate
     | TurnEndUpdate,
     Field(discriminator="session_update"),
