@@ -121,6 +121,7 @@ UNIT_CASES = [
     ":InkLog shows the transcript in a split",
     "checkhealth ink without a running server: version from the command, endpoint down",
     ":InkAsk with a missing server command says so and sends nothing",
+    "status shows the context in use against the window, compaction while it runs",
 ]
 
 

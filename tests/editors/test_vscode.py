@@ -162,6 +162,7 @@ def test_protocol_ts_mirrors_methods_py() -> None:
             "SESSION_CANCEL",
             "SESSION_LIST",
             "SESSION_CLOSE",
+            "SESSION_COMPACT",
             "TOOLS",
             "SESSION_UPDATE",
         )

@@ -12,6 +12,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
 import { EditReviewer } from './review';
 import { InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
+import { UsageStatus } from './status';
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
@@ -23,11 +24,15 @@ export function activate(context: vscode.ExtensionContext): void {
     (line) => log.appendLine(line),
     () => readInkSettings().approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   );
-  context.subscriptions.push(log, transcriptChannel, reviewer);
+  const status = new UsageStatus();
+  context.subscriptions.push(log, transcriptChannel, reviewer, status);
 
   const getClient = (): Promise<LanguageClient> => {
     if (starting === undefined) {
-      const c = createClient({ reviewer, outputChannel: log, onUpdate: (p) => session.onUpdate(p) });
+      const c = createClient({ reviewer, outputChannel: log, onUpdate: (p) => {
+        session.onUpdate(p);
+        status.onUpdate(p);
+      } });
       starting = c.start().then(
         () => (client = c),
         (err: unknown) => {
@@ -88,8 +93,11 @@ export function activate(context: vscode.ExtensionContext): void {
   command('ink.newSession', () => {
     if (!session.newSession()) {
       void vscode.window.showWarningMessage('Ink: cancel the running question before starting a new session.');
+    } else {
+      status.reset();
     }
   });
+  command('ink.compact', () => session.compact());
   command('ink.showLog', () => log.show(true));
   command('ink.showTranscript', () => transcriptChannel.show(true));
   command('ink.acceptEdit', () => reviewer.accept());

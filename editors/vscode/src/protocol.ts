@@ -11,6 +11,7 @@ export const SESSION_PROMPT = 'ink/session/prompt';
 export const SESSION_CANCEL = 'ink/session/cancel';
 export const SESSION_LIST = 'ink/session/list';
 export const SESSION_CLOSE = 'ink/session/close';
+export const SESSION_COMPACT = 'ink/session/compact';
 export const TOOLS = 'ink/tools';
 
 // server → client notifications
@@ -22,7 +23,18 @@ export const InkErrorCode = {
   SessionBusy: -32002,
   ModelNotConfigured: -32003,
   ShuttingDown: -32004,
+  CompactionFailed: -32005,
 } as const;
+
+/** The result of `ink/session/compact`. */
+export interface SessionCompactResult {
+  sessionId: string;
+  compacted: boolean;
+  tokensBefore: number;
+  tokensAfter: number;
+  contextWindow: number;
+  cancelled?: boolean;
+}
 
 export type ApprovalMode = 'ask' | 'auto' | 'readonly';
 
@@ -36,6 +48,8 @@ export interface InkSettings {
     maxTokens?: number;
     requestTimeout?: number;
     maxRetries?: number;
+    contextWindow?: number;
+    compactThreshold?: number;
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;
@@ -163,8 +177,36 @@ export interface ToolCallUpdate {
 
 export interface UsageUpdate {
   sessionUpdate: 'usage_update';
+  /** Totals of the turn. */
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  /** What the conversation holds now, and the model's window. */
+  contextTokens?: number;
+  contextWindow?: number;
+  /** Totals of the session. */
+  sessionInputTokens?: number;
+  sessionOutputTokens?: number;
+  sessionCacheReadTokens?: number;
+}
+
+export interface CompactionUpdate {
+  sessionUpdate: 'compaction';
+  phase: 'start' | 'end' | 'failed';
+  reason: 'threshold' | 'overflow' | 'manual';
+  tokensBefore: number;
+  tokensAfter?: number;
+  contextWindow?: number;
+  summarizedMessages?: number;
+  keptMessages?: number;
+  durationMs?: number;
+  error?: string;
+}
+
+export interface InstructionsLoadedUpdate {
+  sessionUpdate: 'instructions_loaded';
+  paths: string[];
+  truncated?: boolean;
 }
 
 export interface ErrorUpdate {
@@ -182,6 +224,8 @@ export type SessionUpdate =
   | ToolCallRegistered
   | ToolCallUpdate
   | UsageUpdate
+  | CompactionUpdate
+  | InstructionsLoadedUpdate
   | ErrorUpdate
   | TurnEndUpdate;
 

@@ -150,10 +150,25 @@ function M.log(what)
   transcript.open(how == false and 'vertical' or how, config.options.transcript.size)
 end
 
---- One-line status for statuslines ("" when idle), e.g. "Ink: read README.md — 1 of 2 done".
+--- Compacts the conversation now (summarises its older part; see :help ink-compaction).
+function M.compact()
+  local ok, reason = session.compact()
+  if not ok then
+    vim.notify('ink: ' .. tostring(reason), vim.log.levels.INFO)
+  end
+end
+
+--- One-line status for statuslines: while a turn runs "Ink: read README.md — 1 of 2 done ·
+--- 3.1k/8.2k (38%)", idle "Ink 3.1k/8.2k (38%)" (context in use / window), "" before any.
 ---@return string
 function M.status()
   return session.status()
+end
+
+--- The tokens of the current session (context, window, turn and session totals).
+---@return ink.Usage
+function M.usage()
+  return vim.deepcopy(require('ink.usage').current)
 end
 
 return M

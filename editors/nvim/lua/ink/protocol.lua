@@ -10,6 +10,7 @@ M.methods = {
   session_cancel = 'ink/session/cancel',
   session_list = 'ink/session/list',
   session_close = 'ink/session/close',
+  session_compact = 'ink/session/compact',
   tools = 'ink/tools',
   session_update = 'ink/session/update',
 }
@@ -29,6 +30,8 @@ M.updates = {
   tool_call = 'tool_call',
   tool_call_update = 'tool_call_update',
   usage_update = 'usage_update',
+  compaction = 'compaction',
+  instructions_loaded = 'instructions_loaded',
   error = 'error',
   turn_end = 'turn_end',
 }
@@ -58,6 +61,7 @@ M.errors = {
   session_busy = -32002,
   model_not_configured = -32003,
   shutting_down = -32004,
+  compaction_failed = -32005,
 }
 
 --- the progress title the server uses for a turn
