@@ -36,6 +36,8 @@ class ClientFeatures:
     change_annotations: bool = False
     action_option_ids: bool = False
     reviews_apply_edit: bool = False
+    diagnostics: bool = False
+    """The client answers `ink/diagnostics` and sends `ink/diagnosticsChanged`."""
 
     @classmethod
     def from_capabilities(cls, caps: Mapping[str, Any] | None) -> ClientFeatures:
@@ -54,4 +56,5 @@ class ClientFeatures:
             )
             is True,
             reviews_apply_edit=_get(caps, "experimental", "ink", "reviewsApplyEdit") is True,
+            diagnostics=_get(caps, "experimental", "ink", "diagnostics") is True,
         )

@@ -24,6 +24,8 @@ from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskWriter, FileWriter, ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
+from ink_ls.editor.diagnostics import EditorDiagnostics
+from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
@@ -109,6 +111,8 @@ class Host:
         self._tokens = itertools.count(1)
         self._models: dict[ModelSettings, Model] = {}
         self._windows: dict[ModelSettings, int] = {}
+        self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
+        """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
 
     def _model_for(self, settings: ModelSettings) -> Model:
         """One model client per settings, reused across turns (a new client costs ~30 ms of
@@ -130,7 +134,8 @@ class Host:
     ) -> Agent:
         """The agent of one turn (or of an on-demand compaction) of `session`."""
         settings = self.settings
-        tools = self.deps.make_tools(self.cwd, self._secret_env())
+        tools = editor_tools(self.deps.make_tools(self.cwd, self._secret_env()),
+                             self.diagnostics)
         options = AgentOptions(
             cwd=self.cwd,
             system_prompt=self.deps.system_prompt(self.cwd, tools),
@@ -174,7 +179,8 @@ class Host:
         await self.sessions.close(params.session_id, delete=params.delete)
 
     def tools(self) -> ToolsResult:
-        registry = self.deps.make_tools(self.cwd, self._secret_env())
+        registry = editor_tools(self.deps.make_tools(self.cwd, self._secret_env()),
+                                self.diagnostics)
         return ToolsResult(
             tools=[
                 ToolInfo(

@@ -10,6 +10,7 @@ from ink_ls.handlers._errors import guarded, validate
 from ink_ls.handlers.state import ServerState
 from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
+    DiagnosticsChangedParams,
     SessionCancelParams,
     SessionCloseParams,
     SessionCompactParams,
@@ -55,6 +56,17 @@ def register(server: LanguageServer, state: ServerState) -> None:
         request_id = server.protocol.msg_id
         result = await state.require_host().compact(request, request_id=request_id)
         return result.dump()
+
+    @server.feature(methods.DIAGNOSTICS_CHANGED)
+    def diagnostics_changed(params: Any) -> None:
+        host = state.host
+        if host is None or host.diagnostics is None:
+            return
+        try:
+            changed = DiagnosticsChangedParams.model_validate(params)
+        except ValueError:
+            return  # a notification has nobody to answer; ignore what does not parse
+        host.diagnostics.changed(changed.uris)
 
     @server.feature(methods.TOOLS)
     @guarded

@@ -18,6 +18,12 @@ TOOLS = "ink/tools"
 # server → client notifications
 SESSION_UPDATE = "ink/session/update"
 
+# the editor's diagnostics (clients announcing `experimental.ink.diagnostics`)
+DIAGNOSTICS = "ink/diagnostics"
+"""server → client request: the diagnostics the editor holds for some files (or all)."""
+DIAGNOSTICS_CHANGED = "ink/diagnosticsChanged"
+"""client → server notification: the diagnostics of these files changed."""
+
 INK_REQUESTS: tuple[str, ...] = (
     SESSION_PROMPT,
     SESSION_CANCEL,
@@ -27,6 +33,7 @@ INK_REQUESTS: tuple[str, ...] = (
     TOOLS,
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)
+INK_CLIENT_NOTIFICATIONS: tuple[str, ...] = (DIAGNOSTICS_CHANGED,)
 
 # standard LSP methods the server sends (names as in the LSP specification)
 APPLY_EDIT = "workspace/applyEdit"
@@ -36,5 +43,7 @@ LOG_MESSAGE = "window/logMessage"
 PROGRESS_CREATE = "window/workDoneProgress/create"
 PROGRESS = "$/progress"
 
-SERVER_REQUESTS: tuple[str, ...] = (APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE)
+SERVER_REQUESTS: tuple[str, ...] = (
+    APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE, DIAGNOSTICS,
+)
 SERVER_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE, PROGRESS, SHOW_MESSAGE, LOG_MESSAGE)

@@ -120,6 +120,44 @@ class ToolsResult(WireModel):
     tools: list[ToolInfo]
 
 
+# ---- the editor's diagnostics -----------------------------------------------------------------
+
+
+class DiagnosticsParams(WireModel):
+    """`ink/diagnostics` (server → client); `uris: null` asks for every file the editor has
+    diagnostics for."""
+
+    uris: list[str] | None = None
+
+
+class WireDiagnostic(WireModel):
+    """The LSP `Diagnostic` fields ink-ls uses (others are ignored)."""
+
+    range: Range
+    severity: int | None = None
+    """1 error, 2 warning, 3 information, 4 hint (LSP)."""
+    code: str | int | None = None
+    source: str | None = None
+    message: str
+
+
+class FileDiagnostics(WireModel):
+    uri: str
+    version: int | None = None
+    diagnostics: list[WireDiagnostic] = Field(default_factory=list)
+    watched: bool = False
+    """True when something in the editor reports diagnostics for this file (a language
+    server is attached), so a change will be followed by fresh diagnostics."""
+
+
+class DiagnosticsResult(WireModel):
+    items: list[FileDiagnostics] = Field(default_factory=list)
+
+
+class DiagnosticsChangedParams(WireModel):
+    uris: list[str]
+
+
 # ---- ink/session/update ---------------------------------------------------------------------
 
 

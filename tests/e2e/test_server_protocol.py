@@ -130,7 +130,7 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     assert caps.experimental == {"ink": {
         "version": "0.1.0",
         "methods": ["ink/session/prompt", "ink/session/cancel", "ink/session/list",
-                    "ink/session/close", "ink/tools"],
+                    "ink/session/close", "ink/session/compact", "ink/tools"],
         "notifications": ["ink/session/update"],
     }}
     expected = "utf-8" if client.preset == "neovim" else "utf-16"
