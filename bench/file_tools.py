@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ink_ls.agent.signal import NEVER
+from ink_ls.core.signal import NEVER
+from ink_ls.core.tool import ToolContext
 from ink_ls.tools._rg import find_rg
-from ink_ls.tools.base import ToolContext
 from ink_ls.tools.find import BASE_FLAGS as FIND_FLAGS
 from ink_ls.tools.find import FindParams, FindTool
 from ink_ls.tools.grep import BASE_FLAGS as GREP_FLAGS

@@ -18,9 +18,9 @@ import time
 
 import httpx
 
-from ink_ls.agent.messages import user_text
-from ink_ls.agent.signal import CancelController
-from ink_ls.config import ModelSettings
+from ink_ls.core.config import ModelSettings
+from ink_ls.core.messages import user_text
+from ink_ls.core.signal import CancelController
 from ink_ls.model.base import ModelRequest, ReplyDone
 from ink_ls.model.client import OpenAIClient
 

@@ -22,10 +22,10 @@ from pydantic import Field
 
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.events import AgentEvent, ToolSettledEvent
-from ink_ls.agent.messages import ToolCall
 from ink_ls.agent.scheduler import BatchEnv, run_batch
-from ink_ls.agent.signal import NEVER, CancelSignal
-from ink_ls.tools.base import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
+from ink_ls.core.messages import ToolCall
+from ink_ls.core.signal import NEVER, CancelSignal
+from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
 
 CWD = Path.cwd()
 ASYNCIO_SLEEP = False

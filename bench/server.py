@@ -26,9 +26,10 @@ sys.path.insert(0, str(REPO))
 
 from ink_ls.agent.events import AgentEvent, TextDeltaEvent  # noqa: E402
 from ink_ls.agent.loop import Agent, AgentOptions  # noqa: E402
-from ink_ls.config import ModelSettings  # noqa: E402
+from ink_ls.core.config import ModelSettings  # noqa: E402
+from ink_ls.core.tool import ToolRegistry  # noqa: E402
 from ink_ls.model.client import OpenAIClient  # noqa: E402
-from ink_ls.tools.base import ToolRegistry  # noqa: E402
+from ink_ls.protocol import methods  # noqa: E402
 from ink_ls.tools.builtin import builtin_tools  # noqa: E402
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool  # noqa: E402
 
@@ -56,7 +57,7 @@ class StdioClient:
             if "method" in msg and "id" in msg:  # a server request: accept everything
                 self._send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
             elif "method" in msg:
-                if msg["method"] == "ink/session/update" and self.on_update:
+                if msg["method"] == methods.SESSION_UPDATE and self.on_update:
                     self.on_update(msg["params"])
             elif msg.get("id") in self._pending:
                 fut = self._pending.pop(msg["id"])
@@ -104,7 +105,7 @@ async def stop_server(client: StdioClient) -> None:
 
 def in_process_agent(workspace: Path, model: OpenAIClient, sink: Any) -> Agent:
     """The baseline: the same agent, tools and (reused) model client, without a server."""
-    tools = ToolRegistry(builtin_tools(workspace))
+    tools = ToolRegistry(builtin_tools())
     return Agent(model, tools, AgentOptions(cwd=workspace), on_event=sink)
 
 
@@ -118,7 +119,7 @@ async def latency(runs: int, workspace: Path, srv: FakeModelServer, state: Path)
     for _ in range(runs + 2):
         srv.push(tool("read", {"path": "README.md"}), text("ok"))
         t0 = time.perf_counter()
-        result = await client.request("ink/session/prompt", {"prompt": "read README.md"})
+        result = await client.request(methods.SESSION_PROMPT, {"prompt": "read README.md"})
         served.append(time.perf_counter() - t0)
         assert result["stopReason"] == "end_turn", result
     await stop_server(client)
@@ -145,7 +146,7 @@ async def burst_once(chars: int, workspace: Path, srv: FakeModelServer,
     times: list[float] = []
     client.on_update = lambda params: times.append(time.perf_counter())
     srv.push(Reply(text=reply, chunk_size=1))
-    await client.request("ink/session/prompt", {"prompt": "burst"})
+    await client.request(methods.SESSION_PROMPT, {"prompt": "burst"})
     await stop_server(client)
     server_rate = (len(times) - 1) / (times[-1] - times[0])
 

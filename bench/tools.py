@@ -24,9 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ink_ls.agent.signal import NEVER, CancelController  # noqa: E402
+from ink_ls.core.signal import NEVER, CancelController  # noqa: E402
+from ink_ls.core.tool import ToolContext  # noqa: E402
 from ink_ls.tools import _process  # noqa: E402
-from ink_ls.tools.base import ToolContext  # noqa: E402
 from ink_ls.tools.bash import BashParams, BashTool  # noqa: E402
 
 MiB = 1 << 20

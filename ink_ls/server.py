@@ -11,7 +11,6 @@ import json
 import logging
 import sys
 from collections.abc import Generator
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -21,16 +20,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from ink_ls import __version__
-from ink_ls.agent.prompt import build_system_prompt
-from ink_ls.core.tool import ToolRegistry
+from ink_ls.agent.factory import AgentFactory
 from ink_ls.editor.host import HostDeps
 from ink_ls.handlers import ink, lifecycle
 from ink_ls.handlers.state import ServerState
-from ink_ls.model.client import OpenAIClient
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import PARSE_ERROR
 from ink_ls.sessions.store import SessionStore
-from ink_ls.tools.builtin import builtin_tools
 from ink_ls.tools.processes import install_exit_cleanup
 
 log = logging.getLogger(__name__)
@@ -173,19 +169,8 @@ class InkServer(LanguageServer):
 
 
 def default_deps() -> HostDeps:
-    """The real model client, built-in tools and system prompt."""
-    def make_tools(cwd: Path, secret_env: tuple[str, ...]) -> ToolRegistry:
-        return ToolRegistry(builtin_tools(cwd, secret_env=secret_env))
-
-    def system_prompt(cwd: Path, tools: ToolRegistry) -> str:
-        return build_system_prompt(cwd, tools)
-
-    return HostDeps(
-        make_model=OpenAIClient,
-        make_tools=make_tools,
-        system_prompt=system_prompt,
-        store=SessionStore(),
-    )
+    """The real model client, built-in tools, system prompt and session store."""
+    return HostDeps(factory=AgentFactory(), store=SessionStore())
 
 
 def build_server(deps: HostDeps | None = None) -> InkServer:

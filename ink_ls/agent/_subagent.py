@@ -43,6 +43,9 @@ from ink_ls.core.tool import FileWriter, SubagentRunner
 MAX_TURNS_NOTE = (
     "\n\n[The sub-agent stopped at its turn limit; this answer may be incomplete.]"
 )
+MAX_TOKENS_NOTE = (
+    "\n\n[The sub-agent's answer was cut at the output-token limit; it may be incomplete.]"
+)
 ID_SEPARATOR = "/"
 
 
@@ -149,6 +152,8 @@ class SubagentRunners:
             raise SubagentError("the sub-agent was interrupted before it finished")
         if result.stop_reason == "error":
             raise SubagentError(f"the sub-agent failed: {result.error}")
+        if result.stop_reason == "max_tokens":
+            return result.text + MAX_TOKENS_NOTE
         if result.stop_reason == "max_iterations":
             return result.text + MAX_TURNS_NOTE
         return result.text

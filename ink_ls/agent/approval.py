@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
-from ink_ls.core.signal import CancelSignal
+from ink_ls.core.signal import CancelledError, CancelSignal, WaitTimeoutError, race
 
 ApprovalMode = Literal["ask", "auto", "readonly"]
 Choice = Literal["allow_once", "allow_always", "reject"]
@@ -42,23 +42,20 @@ async def wait_answer(aw: Awaitable[T], *, timeout: float, signal: CancelSignal)
     The one place approvals wait (the gate's prompts, the editor's edit reviews); giving
     up cancels `aw`, so whatever asked can withdraw its question.
     """
-    answer = asyncio.ensure_future(aw)
-    cancelled = asyncio.ensure_future(signal.wait())
     try:
-        done, _ = await asyncio.wait(
-            {answer, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-    finally:
-        for task in (answer, cancelled):
-            if not task.done():
-                task.cancel()
-    if answer in done and answer.cancelled():  # the asking side withdrew the question
-        raise WaitInterruptedError("the approval prompt was dismissed")
-    if answer in done:
-        return answer.result()
-    if cancelled in done:
-        raise WaitInterruptedError("cancelled while waiting for approval")
-    raise WaitInterruptedError(f"no answer to the approval prompt within {timeout:g}s")
+        return await race(aw, signal, timeout=timeout)
+    except CancelledError:
+        raise WaitInterruptedError("cancelled while waiting for approval") from None
+    except WaitTimeoutError:
+        raise WaitInterruptedError(
+            f"no answer to the approval prompt within {timeout:g}s"
+        ) from None
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise  # we are being cancelled ourselves
+        # the asking side withdrew the question
+        raise WaitInterruptedError("the approval prompt was dismissed") from None
 
 
 @dataclass(frozen=True)
@@ -69,6 +66,8 @@ class ApprovalQuestion:
     title: str
     """One line a person reads, e.g. `Run command: npm test`."""
     detail: str
+    command: str | None = None
+    """The command itself when the call runs one (kind `command`)."""
 
 
 class Prompter(Protocol):
@@ -107,10 +106,11 @@ class ApprovalGate:
             if self.mode == "readonly":
                 return GateBlock("policy", "approval mode is readonly: commands are not run")
             command = getattr(request.args, "command", None)
-            title = f"Run command: {command}" if isinstance(command, str) else (
+            command = command if isinstance(command, str) else None
+            title = f"Run command: {command}" if command is not None else (
                 f"Run {tool.name} {_describe_args(request)}"
             )
-            return await self._ask(request, "command", title, signal)
+            return await self._ask(request, "command", title, signal, command=command)
         touched = {os.path.realpath(p) for p in access.reads | access.writes}
         outside = sorted(p for p in touched if not _inside(Path(p), root))
         if access.writes and self.mode == "readonly":
@@ -122,7 +122,13 @@ class ApprovalGate:
         return await self._ask(request, "outside_workspace", title, signal)
 
     async def _ask(
-        self, request: GateRequest, kind: QuestionKind, title: str, signal: CancelSignal
+        self,
+        request: GateRequest,
+        kind: QuestionKind,
+        title: str,
+        signal: CancelSignal,
+        *,
+        command: str | None = None,
     ) -> GateBlock | None:
         key = f"{request.tool.name}:{kind}"
         if key in self.always_allowed:
@@ -135,6 +141,7 @@ class ApprovalGate:
             kind=kind,
             title=title,
             detail=_describe_args(request),
+            command=command,
         )
         try:
             choice = await wait_answer(

@@ -1,7 +1,7 @@
 """Slots for running tool calls: a FIFO, cancellable counting semaphore.
 
-The process-wide instance (`default_budget()`) bounds every leaf call of every session and
-sub-agent together (spec §9), on top of each chunk's own window of 5 (spec §4).
+One instance per process, made by the agent factory and shared by every session and sub-agent,
+bounds their leaf calls together, on top of each chunk's own window of 5.
 Only leaf calls take a process slot: a call that delegates (task) waits for its sub-agent's
 calls, so holding a slot while waiting could deadlock the process. This module never runs tools.
 """
@@ -40,15 +40,6 @@ class ConcurrencyBudget:
     @property
     def waiting(self) -> int:
         return sum(1 for w in self._waiters if not w.done())
-
-    def set_limit(self, limit: int) -> None:
-        """Change the limit; raising it wakes waiters, lowering it takes effect as slots free."""
-        if limit < 1:
-            raise ValueError(f"a concurrency budget needs at least 1 slot, got {limit}")
-        self._free += limit - self._limit
-        self._limit = limit
-        while self._free > 0 and self._wake_one():
-            self._free -= 1
 
     def try_acquire(self) -> bool:
         """Take a slot if one is free.
@@ -102,19 +93,3 @@ class ConcurrencyBudget:
         return False
 
 
-_default: ConcurrencyBudget | None = None
-
-
-def default_budget() -> ConcurrencyBudget:
-    """The process-wide budget every Agent uses unless given another one."""
-    global _default
-    if _default is None:
-        _default = ConcurrencyBudget(DEFAULT_LIMIT)
-    return _default
-
-
-def configure_default_budget(limit: int) -> ConcurrencyBudget:
-    """Set the process-wide limit (e.g. from configuration); returns the budget."""
-    budget = default_budget()
-    budget.set_limit(limit)
-    return budget

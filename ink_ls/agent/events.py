@@ -18,8 +18,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from ink_ls.core.messages import AssistantMessage, ContentBlock, Usage
+from ink_ls.core.tool import Display, ToolKind
 
-StopReason = Literal["completed", "max_iterations", "aborted", "error"]
+StopReason = Literal["completed", "max_tokens", "max_iterations", "aborted", "error"]
+"""How a run ended: the model answered (`completed`), its last answer was cut at the output-token
+limit (`max_tokens`), the turn limit was reached, a cancel, or a failure."""
 
 
 class ToolStartEvent(BaseModel):
@@ -32,6 +35,9 @@ class ToolStartEvent(BaseModel):
     """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     arguments: dict[str, Any] | None = None
     """The parsed arguments when they are a JSON object, else None."""
+    title: str = ""
+    """What a person reads for the call (`read README.md`), chosen by its tool."""
+    kind: ToolKind = "other"
 
 
 class ToolRunningEvent(BaseModel):
@@ -67,7 +73,7 @@ class ToolEndEvent(BaseModel):
     """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     content: list[ContentBlock]
     is_error: bool
-    display: Any = None
+    display: Display | None = None
     duration_ms: float | None = None
 
 

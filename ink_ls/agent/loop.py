@@ -8,7 +8,6 @@ steps in `pipeline`; this module knows no wire protocol and no concrete model cl
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from ink_ls.agent import pipeline
 from ink_ls.agent._subagent import make_subagent_runner
-from ink_ls.agent.budget import ConcurrencyBudget, default_budget
+from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
 from ink_ls.agent.compaction import Compaction, CompactionCancelledError
 from ink_ls.agent.context import CompactionSink, ConversationContext, ignore_compaction
 from ink_ls.agent.events import (
@@ -27,7 +26,6 @@ from ink_ls.agent.events import (
     StopReason,
     TextDeltaEvent,
     ToolEndEvent,
-    ToolStartEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
@@ -43,7 +41,7 @@ from ink_ls.core.messages import (
     UserMessage,
     user_text,
 )
-from ink_ls.core.signal import NEVER, CancelSignal
+from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, race
 from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
 from ink_ls.model.base import Model, ModelError, ModelRequest, ReplyDone, TextDelta
 from ink_ls.model.errors import ModelContextLengthError
@@ -120,7 +118,9 @@ class Agent:
         self.writer: FileWriter = writer if writer is not None else DiskWriter()
         self.on_event = on_event
         self.on_message = on_message
-        self.budget = budget if budget is not None else default_budget()
+        # Without a budget an agent (and its sub-agents) gets one of its own; the factory hands
+        # every agent of a process the same one.
+        self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
         self.context = ConversationContext(
             model, window=options.context_window, threshold=options.compact_threshold,
             emit=self._emit, on_compaction=on_compaction, instructions=instructions,
@@ -258,7 +258,8 @@ class Agent:
                 self._close_dangling(pipeline.interrupted_result)
                 return "aborted", text, usage, None
             if not calls:
-                return "completed", text, usage, None
+                cut = reply.stop_reason == "max_tokens"
+                return ("max_tokens" if cut else "completed"), text, usage, None
             if reply.stop_reason == "max_tokens":
                 self._synthesize(calls, pipeline.truncated_reply_result)
                 if turn >= self.options.max_turns:
@@ -298,19 +299,19 @@ class Agent:
 
         if signal.cancelled:
             raise _Aborted("")
-        task = asyncio.ensure_future(consume())
-        waiter = asyncio.ensure_future(signal.wait())
         try:
-            await asyncio.wait((task, waiter), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
-        if task.cancelled() or (signal.cancelled and task.exception() is not None):
-            raise _Aborted("".join(parts))
-        return task.result()
+            return await race(consume(), signal, settle=True)
+        except CancelledError:
+            raise _Aborted("".join(parts)) from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            raise _Aborted("".join(parts)) from None
+        except Exception:
+            if signal.cancelled:  # the stream failed because the cancel closed it
+                raise _Aborted("".join(parts)) from None
+            raise
 
     def _synthesize(
         self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]
@@ -318,8 +319,8 @@ class Agent:
         """Close calls that will not run: tool_start/tool_end each, one toolResult message."""
         results = [make(c) for c in calls]
         for call, r in zip(calls, results, strict=True):
-            args = pipeline.arguments_object(pipeline.decode_arguments(call.arguments))
-            self._emit(ToolStartEvent(tool_call_id=call.id, tool_name=call.name, arguments=args))
+            decoded = pipeline.decode_arguments(call.arguments)
+            self._emit(pipeline.start_event(call, self.tools, decoded, self.options.cwd))
             self._emit(
                 ToolEndEvent(
                     tool_call_id=r.tool_call_id,

@@ -15,10 +15,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ink_ls.agent.gate import Gate, GateBlock, GateRequest, allow_all
+from ink_ls.agent.events import ToolStartEvent
+from ink_ls.agent.gate import Gate, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
-from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import AnyTool, ChangeRejectedError, ToolContext, ToolParams, ToolRegistry
+from ink_ls.core.signal import CancelledError, CancelSignal, race
+from ink_ls.core.tool import (
+    AnyTool,
+    ChangeRejectedError,
+    Display,
+    ToolContext,
+    ToolParams,
+    ToolRegistry,
+)
 
 MAX_SCHEMA_ERRORS = 5
 INTERRUPTED = "(interrupted before this tool ran)"
@@ -33,7 +41,7 @@ class CallResult:
     tool_name: str
     content: list[ContentBlock]
     is_error: bool = False
-    display: Any = None
+    display: Display | None = None
     duration_ms: float | None = None
 
     def entry(self) -> ToolResultEntry:
@@ -155,6 +163,22 @@ def _invalid_text(name: str, errors: str) -> str:
     return f"Error: invalid arguments for {name} — {errors}. Fix the arguments and retry."
 
 
+def start_event(
+    call: ToolCall, tools: ToolRegistry, decoded: object, cwd: Path
+) -> ToolStartEvent:
+    """The `tool_start` of a call, titled and kinded by its tool (its name for an unknown one)."""
+    args = arguments_object(decoded)
+    tool = tools.get(call.name)
+    title = tool.title(args or {}, cwd) if tool is not None else call.name
+    return ToolStartEvent(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        arguments=args,
+        title=title,
+        kind=tool.kind if tool is not None else "other",
+    )
+
+
 def prepare(call: ToolCall, tools: ToolRegistry, decoded: object) -> PreparedCall | CallResult:
     """Steps 1–3: find the tool, require a JSON object, validate. A refusal is a `CallResult`."""
     tool = tools.get(call.name)
@@ -185,27 +209,18 @@ async def check_gate(
         return None
     call = prepared.call
     request = GateRequest(prepared.tool, call.id, prepared.args, cwd)
-    pending = asyncio.ensure_future(gate(request, signal))
-    if not pending.done():
-        cancelled = asyncio.get_running_loop().create_future()
-
-        def on_cancel() -> None:
-            if not cancelled.done():
-                cancelled.set_result(None)
-
-        unsubscribe = signal.subscribe(on_cancel)
-        try:
-            await asyncio.wait((pending, cancelled), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            unsubscribe()
-            if not pending.done():
-                pending.cancel()
-        if not pending.done() or pending.cancelled():
-            return error_result(
-                call, blocked_text(call.name, "user", "cancelled while waiting for approval")
-            )
+    cancelled = error_result(
+        call, blocked_text(call.name, "user", "cancelled while waiting for approval")
+    )
     try:
-        decision: GateBlock | None = pending.result()
+        decision = await race(gate(request, signal), signal)
+    except CancelledError:
+        return cancelled
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return cancelled  # the gate's own wait was cancelled
     except Exception as exc:  # a broken gate must never let the call through
         return error_result(
             call, blocked_text(call.name, "gate", f"the approval check failed: {exc}")

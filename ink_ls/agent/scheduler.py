@@ -27,7 +27,6 @@ from ink_ls.agent.events import (
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
-    ToolStartEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
@@ -182,13 +181,7 @@ class _Batch:
         ]
         for i, value in zip(chunk, decoded, strict=True):
             call = self.calls[i]
-            self.emit(
-                ToolStartEvent(
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                    arguments=pipeline.arguments_object(value),
-                )
-            )
+            self.emit(pipeline.start_event(call, self.env.tools, value, self.env.cwd))
         approved: list[tuple[int, PreparedCall]] = []
         for i, value in zip(chunk, decoded, strict=True):
             call = self.calls[i]

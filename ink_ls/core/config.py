@@ -25,6 +25,8 @@ DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 """Used when the endpoint is api.openai.com and no model is named."""
 DEFAULT_CONTEXT_WINDOW = 32_768
 """The window assumed when neither the settings nor the endpoint name one (conservative)."""
+API_KEY_VARS: tuple[str, ...] = ("INK_API_KEY", "OPENAI_API_KEY")
+"""The generic API key variables, read in this order; commands never inherit them."""
 
 
 class ConfigError(ValueError):
@@ -68,6 +70,13 @@ class ModelSettings(BaseModel):
             raise ValueError("model name must not be empty")
         return value
 
+    def secret_env_names(self) -> tuple[str, ...]:
+        """The variables that may hold the API key: the named one first, then `API_KEY_VARS`.
+
+        Commands the agent runs never inherit any of them."""
+        named = (self.api_key_env,) if self.api_key_env else ()
+        return named + tuple(v for v in API_KEY_VARS if v != self.api_key_env)
+
     def resolved_api_key(self, env: Mapping[str, str] | None = None) -> str | None:
         """The key to send: `api_key`, else `$api_key_env`, else `$INK_API_KEY`/`$OPENAI_API_KEY`.
 
@@ -76,9 +85,7 @@ class ModelSettings(BaseModel):
         if self.api_key is not None and self.api_key.get_secret_value():
             return self.api_key.get_secret_value()
         source = os.environ if env is None else env
-        names = [self.api_key_env] if self.api_key_env else []
-        names += ["INK_API_KEY", "OPENAI_API_KEY"]
-        for name in names:
+        for name in self.secret_env_names():
             value = source.get(name, "").strip()
             if value:
                 return value
@@ -107,7 +114,7 @@ class ModelSettings(BaseModel):
         for field, names in (
             ("base_url", ("INK_BASE_URL", "OPENAI_BASE_URL")),
             ("model", ("INK_MODEL",)),
-            ("api_key", ("INK_API_KEY", "OPENAI_API_KEY")),
+            ("api_key", API_KEY_VARS),
             ("vision", ("INK_VISION",)),
             ("max_tokens", ("INK_MAX_TOKENS",)),
             ("request_timeout", ("INK_REQUEST_TIMEOUT",)),
@@ -122,8 +129,7 @@ class ModelSettings(BaseModel):
             if override is not None:
                 values[field] = override
                 origin[field] = f"--{field.replace('_', '-')}"
-        if values.get("api_key_env") and origin.get("api_key") in ("INK_API_KEY",
-                                                                   "OPENAI_API_KEY"):
+        if values.get("api_key_env") and origin.get("api_key") in API_KEY_VARS:
             # a named key variable beats the generic INK_API_KEY / OPENAI_API_KEY
             del values["api_key"]
         if "model" not in values:

@@ -7,11 +7,18 @@ read-only. Signals chain: a child signal is cancelled when its parent is.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class CancelledError(Exception):
     """Raised by `CancelSignal.raise_if_cancelled` (not asyncio.CancelledError on purpose)."""
+
+
+class WaitTimeoutError(Exception):
+    """`race` gave up after its timeout (distinct from a TimeoutError raised by the work)."""
 
 
 class CancelSignal:
@@ -101,3 +108,43 @@ class CancelController:
 
 NEVER = CancelSignal()
 """A signal that is never cancelled; the default where no cancel can come."""
+
+
+async def race(
+    aw: Awaitable[T], signal: CancelSignal, *, timeout: float | None = None, settle: bool = False
+) -> T:
+    """Await `aw` unless `signal` is cancelled first, or `timeout` seconds pass.
+
+    The one place work is raced against a cancel. On cancel it raises `CancelledError` (ours),
+    on timeout `WaitTimeoutError`; either way `aw` is cancelled if it is still running, so
+    whatever it waited for (a lock, a user's answer, a stream) is withdrawn, and with `settle`
+    the cancelled work is awaited first (for work that must close what it holds). A result (or
+    exception) of `aw` that is ready first wins, even when the signal fires in the same tick.
+    """
+    task = asyncio.ensure_future(aw)
+    if not task.done():
+        if signal.cancelled:
+            task.cancel()
+            raise CancelledError(signal.reason or "cancelled")
+        fired = asyncio.get_running_loop().create_future()
+
+        def on_cancel() -> None:
+            if not fired.done():
+                fired.set_result(None)
+
+        unsubscribe = signal.subscribe(on_cancel)
+        try:
+            await asyncio.wait((task, fired), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # our own task was cancelled: take `aw` down with it
+            task.cancel()
+            raise
+        finally:
+            unsubscribe()
+        if not task.done():
+            task.cancel()
+            if settle:
+                await asyncio.wait((task,))
+            if fired.done():
+                raise CancelledError(signal.reason or "cancelled")
+            raise WaitTimeoutError(f"no result within {timeout:g}s")
+    return task.result()

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -45,6 +45,40 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+ToolKind = Literal["read", "search", "edit", "execute", "think", "other"]
+"""What a call does, for front ends choosing an icon (the Agent Client Protocol's vocabulary)."""
+
+
+@dataclass(frozen=True)
+class DiffDisplay:
+    """A file change: both texts and a line-numbered unified diff (edit, write)."""
+
+    path: Path
+    old_text: str
+    new_text: str
+    diff: str
+
+
+@dataclass(frozen=True)
+class CommandDisplay:
+    """A command that ran (bash): its exit code (None when it did not exit) and full log."""
+
+    command: str
+    exit_code: int | None
+    log_path: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskDisplay:
+    """A delegated job (task): its short description."""
+
+    description: str
+
+
+Display = DiffDisplay | CommandDisplay | TaskDisplay
+"""What a result shows the editor only; never enters history."""
+
+
 @dataclass
 class ToolResult:
     """What `execute` returns. `content`, when given, is what the model gets instead of `output`."""
@@ -52,8 +86,7 @@ class ToolResult:
     output: str = ""
     is_error: bool = False
     content: list[ContentBlock] | None = None
-    display: Any = None
-    exit_code: int | None = None
+    display: Display | None = None
 
 
 class FileView(Protocol):
@@ -140,6 +173,26 @@ def _strip_titles(node: Any) -> Any:
     return node
 
 
+def short_line(text: str, limit: int = 80) -> str:
+    """The first line of `text`, cut to `limit` characters with an ellipsis."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def text_arg(args: Mapping[str, Any], key: str) -> str:
+    """A string argument for a title, "" when absent or not a string (titles never fail)."""
+    value = args.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def shown_path(value: str, cwd: Path) -> str:
+    """A path as a person reads it in a title: relative to the workspace root when inside."""
+    try:
+        return str(Path(value).relative_to(cwd)) if Path(value).is_absolute() else value
+    except ValueError:
+        return value
+
+
 class Tool(ABC, Generic[P]):
     """One tool. Subclasses set `name`, `description`, `params_model` and implement `execute`."""
 
@@ -147,6 +200,7 @@ class Tool(ABC, Generic[P]):
     description: ClassVar[str]
     params_model: ClassVar[type[ToolParams]]
     concurrency_safe: ClassVar[bool] = False
+    kind: ClassVar[ToolKind] = "other"
     delegates: ClassVar[bool] = False
     """True for tools that only hand work to a sub-agent whose own calls are gated (task)."""
 
@@ -155,6 +209,11 @@ class Tool(ABC, Generic[P]):
         schema: dict[str, Any] = _strip_titles(self.params_model.model_json_schema())
         schema.setdefault("additionalProperties", False)
         return copy.deepcopy(schema)
+
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        """What a person reads for a call (`read README.md`, `bash: npm test`), from the raw
+        arguments: it is shown when the call is registered, before they are validated."""
+        return self.name
 
     def access(self, args: P, cwd: Path) -> Access | None:
         """The paths this call touches; `None` (the default) means it may touch anything."""
@@ -190,7 +249,7 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[AnyTool]:
         return iter(self._tools.values())
 
     def __len__(self) -> int:

@@ -9,19 +9,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.compaction import Compaction, CompactionCancelledError, CompactionError
+from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
+from ink_ls.agent.events import StopReason
+from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
-from ink_ls.agent.loop import Agent, AgentOptions
+from ink_ls.agent.loop import Agent
 from ink_ls.core.config import ModelSettings
-from ink_ls.core.messages import Message
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import DiskWriter, FileWriter, ToolRegistry
+from ink_ls.core.tool import DiskWriter, FileWriter
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.diagnostics import EditorDiagnostics
@@ -34,7 +34,7 @@ from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
 from ink_ls.model.base import Model
-from ink_ls.model.window import resolve_context_window
+from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
@@ -52,39 +52,23 @@ from ink_ls.sessions.store import SessionStore
 
 log = logging.getLogger(__name__)
 
-ModelFactory = Callable[[ModelSettings], Model]
-ToolsFactory = Callable[[Path, tuple[str, ...]], ToolRegistry]
-"""(workspace root, names of environment variables commands must not inherit) → tools."""
-PromptFactory = Callable[[Path, ToolRegistry], str]
-WindowLookup = Callable[[ModelSettings], Awaitable[int]]
-
-_STOPS: dict[str, WireStopReason] = {
+WIRE_STOPS: dict[StopReason, WireStopReason] = {
     "completed": "end_turn",
+    "max_tokens": "max_tokens",
     "max_iterations": "max_turn_requests",
     "aborted": "cancelled",
     "error": "error",
 }
-
-
-def _ignore(message: Message) -> None:
-    return None
-
-
-def _ignore_compaction(compaction: Compaction) -> None:
-    return None
+"""The agent's stop reasons and the wire's, one to one."""
 
 
 @dataclass
 class HostDeps:
-    """What the host builds per turn; injected so tests can use scripted models and fake tools."""
+    """What the host builds agents with and keeps sessions in (injected so tests can use
+    scripted models and fake tools)."""
 
-    make_model: ModelFactory
-    make_tools: ToolsFactory
-    system_prompt: PromptFactory = lambda cwd, tools: ""
+    factory: AgentFactory
     store: SessionStore | None = None
-    max_turns: int = 100
-    grace_seconds: float = 10.0
-    context_window: WindowLookup = resolve_context_window
 
 
 class Host:
@@ -109,64 +93,12 @@ class Host:
         self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
         self._tokens = itertools.count(1)
-        self._models: dict[ModelSettings, Model] = {}
-        self._windows: dict[ModelSettings, int] = {}
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
 
-    def _model_for(self, settings: ModelSettings) -> Model:
-        """One model client per settings, reused across turns (a new client costs ~30 ms of
-        TLS set-up); clients of replaced settings are closed when no turn uses them."""
-        model = self._models.get(settings)
-        if model is None:
-            model = self._models[settings] = self.deps.make_model(settings)
-        return model
-
-    async def _window_for(self, settings: ModelSettings) -> int:
-        """The context window of these settings (looked up once per settings)."""
-        window = self._windows.get(settings)
-        if window is None:
-            window = self._windows[settings] = await self.deps.context_window(settings)
-        return window
-
-    async def _agent(
-        self, session: LiveSession, reporter: TurnReporter, gate: Gate, writer: FileWriter
-    ) -> Agent:
-        """The agent of one turn (or of an on-demand compaction) of `session`."""
-        settings = self.settings
-        tools = editor_tools(self.deps.make_tools(self.cwd, self._secret_env()),
-                             self.diagnostics)
-        options = AgentOptions(
-            cwd=self.cwd,
-            system_prompt=self.deps.system_prompt(self.cwd, tools),
-            max_turns=self.deps.max_turns,
-            grace_seconds=self.deps.grace_seconds,
-            context_window=await self._window_for(settings.model),
-            compact_threshold=settings.model.compact_threshold,
-        )
-        if session.instructions is None:
-            session.instructions = ProjectInstructions(self.cwd)
-        stored = session.stored
-        return Agent(
-            self._model_for(settings.model),
-            tools,
-            options,
-            history=session.messages,
-            gate=gate,
-            files=self.documents,
-            writer=writer,
-            on_event=reporter.on_event,
-            on_message=stored.append if stored else _ignore,
-            on_compaction=stored.record_compaction if stored else _ignore_compaction,
-            instructions=session.instructions,
-        )
-
     async def close_models(self, *, keep: ModelSettings | None = None) -> None:
-        """Close model clients (all, or all but `keep`'s)."""
-        for settings in [s for s in self._models if s != keep]:
-            close = getattr(self._models.pop(settings), "aclose", None)
-            if close is not None:
-                await close()
+        """Close the model clients no turn uses (all of them but `keep`'s)."""
+        await self.deps.factory.close_models(keep=keep)
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -179,7 +111,7 @@ class Host:
         await self.sessions.close(params.session_id, delete=params.delete)
 
     def tools(self) -> ToolsResult:
-        registry = editor_tools(self.deps.make_tools(self.cwd, self._secret_env()),
+        registry = editor_tools(self.deps.factory.tools(self.cwd, self.settings.model),
                                 self.diagnostics)
         return ToolsResult(
             tools=[
@@ -192,12 +124,6 @@ class Host:
                 for t in registry
             ]
         )
-
-    def _secret_env(self) -> tuple[str, ...]:
-        names = ["INK_API_KEY", "OPENAI_API_KEY"]
-        if self.settings.model.api_key_env:
-            names.append(self.settings.model.api_key_env)
-        return tuple(names)
 
     # ---- cancel -------------------------------------------------------------------------------
 
@@ -234,6 +160,32 @@ class Host:
                                timeout=timeout)
         await self.close_models()
 
+    async def _agent(self, session: LiveSession, reporter: TurnReporter, gate: Gate,
+                     writer: FileWriter, model: Model) -> Agent:
+        """The agent of one turn (or of an on-demand compaction) of `session`."""
+        settings = self.settings.model
+        factory = self.deps.factory
+        if session.instructions is None:
+            session.instructions = ProjectInstructions(self.cwd)
+        diagnostics = self.diagnostics
+        return factory.build(
+            settings=settings,
+            cwd=self.cwd,
+            front=FrontEnd(
+                gate=gate,
+                writer=writer,
+                files=self.documents,
+                on_event=reporter.on_event,
+                on_message=session.record,
+                on_compaction=session.record_compaction,
+                adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            ),
+            history=session.messages,
+            model=model,
+            context_window=await factory.window(settings),
+            instructions=session.instructions,
+        )
+
     # ---- prompt ---------------------------------------------------------------------------------
 
     async def _progress_token(self, given: str | int | None, session: LiveSession,
@@ -244,7 +196,7 @@ class Host:
             return None
         token = f"ink-{session.session_id}-{turn_id}-{next(self._tokens)}"
         try:
-            await self.client.request(PROGRESS_CREATE, {"token": token})
+            await self.client.request(PROGRESS_CREATE, lsp.create_progress_params(token))
         except Exception as exc:  # the client refused: run without progress
             log.info("progress token refused: %s", exc)
             return None
@@ -298,11 +250,14 @@ class Host:
                 self.client, self.features, self.documents, self.cwd, settings.approval,
                 prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
-            agent = await self._agent(session, reporter, gate, writer)
-            result = await agent.run(prompt, turn.controller.signal)
-            stop = _STOPS[result.stop_reason]
-            if stop == "end_turn" and reporter.last_stop == "max_tokens":
-                stop = "max_tokens"
+            factory = self.deps.factory
+            model = factory.acquire_model(settings.model)
+            try:
+                agent = await self._agent(session, reporter, gate, writer, model)
+                result = await agent.run(prompt, turn.controller.signal)
+            finally:
+                await factory.release_model(settings.model, current=self.settings.model)
+            stop = WIRE_STOPS[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")
@@ -333,6 +288,9 @@ class Host:
             raise session_busy(session.session_id)
         turn = Turn(f"c{session.turns + 1}", CancelController(), request_id)
         session.turn = turn
+        factory = self.deps.factory
+        settings = self.settings.model
+        model = factory.acquire_model(settings)
         try:
             turn.token = await self._progress_token(params.work_done_token, session,
                                                     turn.turn_id)
@@ -342,11 +300,11 @@ class Host:
             reporter.progress({"kind": "begin", "title": "Ink", "cancellable": True,
                                "message": "compacting the conversation"})
             gate = ApprovalGate("readonly", MessagePrompter(self.client, self.features))
-            agent = await self._agent(session, reporter, gate, DiskWriter())  # runs no tools
-            window = agent.context.window or 0
-            before = agent.context.tokens(
-                session.messages, agent.context.system(agent.options.system_prompt),
-                agent.tools.schemas())
+            agent = await self._agent(session, reporter, gate, DiskWriter(), model)  # no tools run
+            context = agent.context
+            before = context.tokens(session.messages,
+                                    context.system(agent.options.system_prompt),
+                                    agent.tools.schemas())
             outcome = "done"
             try:
                 done = await agent.compact(turn.controller.signal)
@@ -356,15 +314,16 @@ class Host:
                 reporter.progress({"kind": "end", "message": f"failed: {exc}"})
                 raise InkRequestError(InkErrorCode.COMPACTION_FAILED, str(exc)) from None
             session.usage = reporter.session_usage
-            reporter.progress({"kind": "end", "message": outcome if done or outcome != "done"
-                               else "nothing to compact"})
+            if done is None and outcome == "done":
+                outcome = "nothing to compact"
+            reporter.progress({"kind": "end", "message": outcome})
             return SessionCompactResult(
                 session_id=session.session_id, compacted=done is not None,
                 tokens_before=before, tokens_after=done.tokens_after if done else before,
-                context_window=window, cancelled=outcome == "cancelled",
+                context_window=context.window or 0, cancelled=outcome == "cancelled",
             )
         finally:
+            await factory.release_model(settings, current=self.settings.model)
             session.turn = None
             session.updated_at = now()
             turn.done.set()
-

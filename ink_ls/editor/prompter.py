@@ -5,15 +5,14 @@ It only asks and maps the answer; timeouts, cancel and "always" bookkeeping are 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
 from ink_ls.core.signal import CancelSignal
 from ink_ls.editor.client import ClientFeatures, EditorClient
+from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import SHOW_MESSAGE_REQUEST
 
-WARNING = 2
 ACTIONS: tuple[tuple[str, str, Choice], ...] = (
     ("Allow once", "allow_once", "allow_once"),
     ("Always allow", "allow_always", "allow_always"),
@@ -24,23 +23,16 @@ ACTIONS: tuple[tuple[str, str, Choice], ...] = (
 def question_message(question: ApprovalQuestion) -> str:
     """The text of the prompt a person reads."""
     if question.kind == "command":
-        command: object = None
-        try:
-            command = json.loads(question.detail).get("command")
-        except (ValueError, AttributeError):
-            command = None
-        shown = command if isinstance(command, str) else question.title
-        return f"Ink wants to run a command:\n{shown}"
+        return f"Ink wants to run a command:\n{question.command or question.title}"
     if question.kind == "outside_workspace":
         return f"Ink wants to access files outside the workspace:\n{question.title}"
     return f"Ink wants to {question.title}"
 
 
-def action_items(features: ClientFeatures) -> list[dict[str, str]]:
+def action_items(features: ClientFeatures) -> list[tuple[str, str | None]]:
     """The actions, carrying ACP option ids when the client allows extra properties."""
-    if features.action_option_ids:
-        return [{"title": title, "optionId": option} for title, option, _ in ACTIONS]
-    return [{"title": title} for title, _, _ in ACTIONS]
+    ids = features.action_option_ids
+    return [(title, option if ids else None) for title, option, _ in ACTIONS]
 
 
 def choice_of(answer: Any) -> Choice | None:
@@ -62,10 +54,8 @@ class MessagePrompter:
         self._features = features
 
     async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
-        params = {
-            "type": WARNING,
-            "message": question_message(question),
-            "actions": action_items(self._features),
-        }
+        params = lsp.show_message_request(
+            question_message(question), action_items(self._features)
+        )
         answer = await self._client.request(SHOW_MESSAGE_REQUEST, params)
         return choice_of(answer)

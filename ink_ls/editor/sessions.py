@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.core.messages import Message, Usage
 from ink_ls.core.signal import CancelController
@@ -66,6 +67,16 @@ class LiveSession:
     """Tokens of the whole session (every reply and summary), for `usage_update`."""
     instructions: ProjectInstructions | None = None
     """The project instructions loaded so far (kept across the session's turns)."""
+
+    def record_compaction(self, compaction: Compaction) -> None:
+        """A compaction of this session's conversation: the file records it."""
+        if self.stored is not None:
+            self.stored.record_compaction(compaction)
+
+    def record(self, message: Message) -> None:
+        """Persist a message that entered the history (nothing without a store)."""
+        if self.stored is not None:
+            self.stored.append(message)
 
 
 class SessionBook:

@@ -10,7 +10,6 @@ answer, and its final answer reaches the editor as the task call's result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,9 @@ from ink_ls.agent.events import (
     ToolStartEvent,
 )
 from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
+from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
 from ink_ls.editor.client import EditorClient
+from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
 from ink_ls.protocol.models import (
     AgentMessageChunk,
@@ -43,68 +44,10 @@ from ink_ls.protocol.models import (
     ToolCallContent,
     ToolCallRegistered,
     ToolCallUpdate,
-    ToolKind,
     TurnEndUpdate,
     UsageUpdate,
     WireStopReason,
 )
-
-KINDS: dict[str, ToolKind] = {
-    "read": "read",
-    "ls": "read",
-    "grep": "search",
-    "find": "search",
-    "edit": "edit",
-    "write": "edit",
-    "bash": "execute",
-    "task": "think",
-}
-
-
-def _short(text: str, limit: int = 80) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def tool_title(name: str, args: Mapping[str, Any] | None, cwd: Path) -> str:
-    """What a person reads for a call: `read README.md`, `bash: npm test`, …"""
-    args = args or {}
-
-    def arg(key: str) -> str:
-        value = args.get(key)
-        return value if isinstance(value, str) else ""
-
-    def rel(value: str) -> str:
-        try:
-            return str(Path(value).relative_to(cwd)) if Path(value).is_absolute() else value
-        except ValueError:
-            return value
-
-    if name == "bash":
-        command = _short(arg("command"))
-        return f"bash: {command}" if command else "bash"
-    if name in ("read", "edit", "write"):
-        return f"{name} {rel(arg('path'))}".rstrip()
-    if name == "ls":
-        return f"ls {rel(arg('path')) or '.'}"
-    if name == "grep":
-        return f'grep "{arg("pattern")}" {rel(arg("path"))}'.rstrip()
-    if name == "find":
-        return f"find {arg('pattern')}".rstrip()
-    if name == "task":
-        return f"task: {_short(arg('description') or arg('prompt'), 60)}"
-    return name
-
-
-def _diff_item(display: Any) -> DiffItem | None:
-    if not isinstance(display, Mapping):
-        return None
-    path = display.get("path")
-    new = display.get("new_text", display.get("newText"))
-    old = display.get("old_text", display.get("oldText"))
-    if isinstance(path, str) and isinstance(new, str):
-        return DiffItem(path=path, old_text=old if isinstance(old, str) else None, new_text=new)
-    return None
 
 
 class TurnReporter:
@@ -133,9 +76,7 @@ class TurnReporter:
         """The session's tokens before this turn, plus the turn's as it goes."""
         self._context: tuple[int | None, int | None] = (None, None)
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
-        self.last_stop: str | None = None
         """The stop reason of the last assistant message (`max_tokens` maps to the wire)."""
-        self.last_text = ""
 
     def send(self, update: SessionUpdateBody) -> None:
         params = SessionUpdateParams(
@@ -145,12 +86,10 @@ class TurnReporter:
 
     def progress(self, value: dict[str, Any]) -> None:
         if self._token is not None:
-            self._client.notify(PROGRESS, {"token": self._token, "value": value})
+            self._client.notify(PROGRESS, lsp.progress_params(self._token, value))
 
     def begin(self, prompt: str) -> None:
-        self.progress(
-            {"kind": "begin", "title": "Ink", "cancellable": True, "message": _short(prompt, 60)}
-        )
+        self.progress(lsp.progress_begin("Ink", short_line(prompt, 60)))
 
     def end(self, stop: WireStopReason, error: str | None) -> None:
         """Send `error` (if any) and `turn_end` updates, then end the progress."""
@@ -164,7 +103,7 @@ class TurnReporter:
             "max_turn_requests": "stopped: turn limit",
             "error": f"failed: {error or 'unknown error'}",
         }[stop]
-        self.progress({"kind": "end", "message": outcome})
+        self.progress(lsp.progress_end(outcome))
 
     def waiting(self, tool_call_id: str) -> None:
         """`ApprovalWatch`: the call waits for the user; progress says so until `resumed`."""
@@ -180,11 +119,11 @@ class TurnReporter:
     def _report(self, call_id: str) -> None:
         if self._waiting:  # a pending approval outranks counting: the user must act
             waiting = self._titles.get(self._waiting[-1], "tool")
-            self.progress({"kind": "report", "message": f"waiting for approval: {waiting}"})
+            self.progress(lsp.progress_report(f"waiting for approval: {waiting}"))
             return
         title = self._titles.get(call_id, "tool")
         self.progress(
-            {"kind": "report", "message": f"{title} — {self._settled} of {self._registered} done"}
+            lsp.progress_report(f"{title} — {self._settled} of {self._registered} done")
         )
 
     def on_event(self, event: AgentEvent) -> None:
@@ -193,19 +132,18 @@ class TurnReporter:
             if event.text and event.parent_tool_call_id is None:
                 self.send(AgentMessageChunk(content=TextContent(text=event.text)))
         elif isinstance(event, ToolStartEvent):
-            title = tool_title(event.tool_name, event.arguments, self._cwd)
+            title = event.title or event.tool_name
             parent = event.parent_tool_call_id
             # progress names a sub-agent's call after its task; the update keeps its own title
             self._titles[event.tool_call_id] = (
                 f"{self._titles[parent]} › {title}" if parent in self._titles else title
             )
             self._registered += 1
-            kind = KINDS.get(event.tool_name, "other")
             self.send(
                 ToolCallRegistered(
                     tool_call_id=event.tool_call_id,
                     title=title,
-                    kind=kind,
+                    kind=event.kind,
                     raw_input=event.arguments or {},
                     parent_tool_call_id=parent,
                 )
@@ -231,8 +169,6 @@ class TurnReporter:
         elif isinstance(event, ToolEndEvent):
             self._delivered(event)
         elif isinstance(event, MessageEndEvent):
-            self.last_stop = event.message.stop_reason
-            self.last_text = event.message.text
             self._context = (event.context_tokens, event.context_window)
             self._count(event.message.usage)
         elif isinstance(event, CompactionEvent):
@@ -277,12 +213,14 @@ class TurnReporter:
                 items.append(
                     ContentItem(content=ImageContent(data=block.data, mime_type=block.mime_type))
                 )
-        diff = _diff_item(event.display)
-        if diff is not None:
-            items.append(diff)
+        shown = event.display
+        if isinstance(shown, DiffDisplay):
+            items.append(
+                DiffItem(path=str(shown.path), old_text=shown.old_text, new_text=shown.new_text)
+            )
         raw: dict[str, Any] = {"isError": event.is_error, "text": text_of(event.content)}
-        if isinstance(event.display, Mapping) and isinstance(event.display.get("exit_code"), int):
-            raw["exitCode"] = event.display["exit_code"]
+        if isinstance(shown, CommandDisplay) and shown.exit_code is not None:
+            raw["exitCode"] = shown.exit_code
         self.send(
             ToolCallUpdate(
                 tool_call_id=event.tool_call_id,

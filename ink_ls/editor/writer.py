@@ -27,6 +27,7 @@ from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri
 from ink_ls.editor.waiting import ApprovalWatch, pending
+from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import APPLY_EDIT
 
 STALE = "the file changed while the approval was pending; read it again and redo the change"
@@ -86,34 +87,24 @@ class ApprovingWriter:
 
     def build_edit(
         self, path: Path, base: str | None, new_text: str, version: int | None, label: str,
-        *, approved: bool = False,
+        *, tool_call_id: str, approved: bool = False,
     ) -> dict[str, Any]:
-        """A `WorkspaceEdit` replacing the whole document `base` by `new_text` (`approved`:
-        the annotation does not ask a generic client to confirm it)."""
-        uri = path_to_uri(path)
-        line, character = end_position(base or "", self.documents.encoding)
-        edit: dict[str, Any] = {
-            "range": {"start": {"line": 0, "character": 0},
-                      "end": {"line": line, "character": character}},
-            "newText": new_text,
-        }
-        result: dict[str, Any] = {}
-        if self.features.change_annotations:
-            annotation = f"ink-{label.rsplit('(', 1)[-1].rstrip(')')}"
-            edit["annotationId"] = annotation
-            result["changeAnnotations"] = {
-                annotation: {"label": label, "needsConfirmation": not approved}
-            }
-        # a new file needs a CreateFile first; without that support, plain `changes`
-        if self.features.document_changes and (base is not None or self.features.create_files):
-            changes: list[dict[str, Any]] = []
-            if base is None:
-                changes.append({"kind": "create", "uri": uri, "options": {"ignoreIfExists": True}})
-            changes.append({"textDocument": {"uri": uri, "version": version}, "edits": [edit]})
-            result["documentChanges"] = changes
-        else:
-            result["changes"] = {uri: [edit]}
-        return result
+        """A `WorkspaceEdit` replacing the whole document `base` by `new_text`, annotated with
+        the call's id (`approved`: the annotation does not ask a generic client to confirm)."""
+        features = self.features
+        return lsp.whole_document_edit(
+            path_to_uri(path),
+            end=end_position(base or "", self.documents.encoding),
+            new_text=new_text,
+            version=version,
+            create=base is None,
+            # a new file needs a CreateFile first; without that support, plain `changes`
+            document_changes=features.document_changes
+            and (base is not None or features.create_files),
+            annotation=(f"ink-{tool_call_id}", label, not approved)
+            if features.change_annotations
+            else None,
+        )
 
     async def write_text(
         self,
@@ -205,11 +196,13 @@ class ApprovingWriter:
         label: str,
         signal: CancelSignal,
         *,
-        approved: bool = False,
-        tool_call_id: str = "",
+        approved: bool,
+        tool_call_id: str,
     ) -> None:
-        edit = self.build_edit(path, base, new_text, version, label, approved=approved)
-        params: dict[str, Any] = {"label": label, "edit": edit}
+        edit = self.build_edit(
+            path, base, new_text, version, label, tool_call_id=tool_call_id, approved=approved
+        )
+        params = lsp.apply_edit_params(label, edit)
         if approved:
             params["ink"] = dict(PRE_APPROVED)
         # a reviewing client's answer is the user's decision: the turn waits for the user

@@ -8,7 +8,8 @@ from typing import Any
 
 from pygls.protocol import JsonRPCProtocol
 
-CANCEL_REQUEST = "$/cancelRequest"
+from ink_ls.protocol import lsp
+from ink_ls.protocol.methods import CANCEL_REQUEST
 
 
 class PyglsClient:
@@ -29,7 +30,7 @@ class PyglsClient:
             return await self._protocol.send_request_async(method, params, msg_id=msg_id)
         except asyncio.CancelledError:
             if self._protocol._request_futures.pop(msg_id, None) is not None:
-                self.notify(CANCEL_REQUEST, {"id": msg_id})
+                self.notify(CANCEL_REQUEST, lsp.cancel_request_params(msg_id))
             raise
 
     def notify(self, method: str, params: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from ink_ls.editor.host import Host
 from ink_ls.editor.settings import InkSettings, parse_settings
 from ink_ls.handlers._client import PyglsClient
 from ink_ls.handlers.state import ServerState
+from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import SHOW_MESSAGE
 from ink_ls.tools.processes import kill_all_tracked
 
@@ -46,14 +47,8 @@ def _ink_section(raw: Any) -> Any:
 def warn_settings(client: PyglsClient, problems: list[str]) -> None:
     """One Warning naming every bad settings key."""
     if problems:
-        client.notify(
-            SHOW_MESSAGE,
-            {
-                "type": 2,
-                "message": f"ink: invalid settings ignored ({'; '.join(problems)}); "
-                "using defaults",
-            },
-        )
+        message = f"ink: invalid settings ignored ({'; '.join(problems)}); using defaults"
+        client.notify(SHOW_MESSAGE, lsp.show_message_params(message))
 
 
 def kill_tool_processes() -> None:

@@ -42,6 +42,7 @@ SHOW_MESSAGE = "window/showMessage"
 LOG_MESSAGE = "window/logMessage"
 PROGRESS_CREATE = "window/workDoneProgress/create"
 PROGRESS = "$/progress"
+CANCEL_REQUEST = "$/cancelRequest"
 
 SERVER_REQUESTS: tuple[str, ...] = (
     APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE, DIAGNOSTICS,

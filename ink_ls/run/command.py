@@ -1,7 +1,8 @@
 """`ink-ls run` and `ink-ls sessions`: argument parsing, the run itself, exit statuses.
 
 Exit status: 0 completed, 1 failed (reason on stderr), 2 bad usage or configuration,
-3 stopped at the turn limit, 130 cancelled with Ctrl-C.
+3 stopped at the turn limit, 4 the last answer was cut at the output-token limit, 130 cancelled
+with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,21 +20,21 @@ from rich.console import Console
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
+from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.instructions import ProjectInstructions
-from ink_ls.agent.loop import Agent, AgentOptions, RunResult
-from ink_ls.agent.prompt import build_system_prompt
+from ink_ls.agent.loop import Agent, RunResult
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import DiskWriter, FileWriter, ToolRegistry
-from ink_ls.model.client import OpenAIClient
-from ink_ls.model.window import resolve_context_window
+from ink_ls.core.tool import DiskWriter, FileWriter
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
+    0, 1, 2, 3, 4, 130
+)
 
 
 def add_run_parser(sub: Any) -> argparse.ArgumentParser:
@@ -160,14 +161,6 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     return _Setup(cwd, prompt, settings, approval, session)
 
 
-def make_tools(cwd: Path, settings: ModelSettings) -> ToolRegistry:
-    """The built-in tools rooted at `cwd`; commands never inherit the API key's variable."""
-    from ink_ls.tools.builtin import builtin_tools
-
-    secret = [settings.api_key_env] if settings.api_key_env else []
-    return ToolRegistry(builtin_tools(cwd, secret_env=secret))
-
-
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
     err = _stderr()
     ui = err if json_mode else Console(highlight=False)
@@ -177,22 +170,21 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
     else:
         sink, asker = view, TerminalAsker(ui, pause=view.paused)
-    meter = Meter(sink, setup.session.totals)
     writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
                           else DiskWriter())
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
-    tools = make_tools(setup.cwd, setup.settings)
-    client = OpenAIClient(setup.settings)
-    window = await resolve_context_window(setup.settings)
+    meter = Meter(sink, setup.session.totals)
+    factory = AgentFactory(max_turns=max_turns)
+    window = await factory.window(setup.settings)
     instructions = ProjectInstructions(setup.cwd)
-    agent = Agent(
-        client, tools,
-        AgentOptions(cwd=setup.cwd, system_prompt=build_system_prompt(setup.cwd, tools),
-                     max_turns=max_turns, context_window=window,
-                     compact_threshold=setup.settings.compact_threshold),
-        history=list(setup.session.messages), gate=gate, writer=writer,
-        on_event=meter, on_message=setup.session.append,
-        on_compaction=setup.session.record_compaction,
+    agent = factory.build(
+        settings=setup.settings,
+        cwd=setup.cwd,
+        front=FrontEnd(gate=gate, writer=writer, on_event=meter,
+                       on_message=setup.session.append,
+                       on_compaction=setup.session.record_compaction),
+        history=list(setup.session.messages),
+        context_window=window,
         instructions=instructions,
     )
     if not json_mode:
@@ -209,7 +201,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         if status != EXIT_OK or not setup.prompt.strip():
             if view is not None:
                 view.close()
-            await client.aclose()
+            await factory.close_models()
             return status
     controller = CancelController()
     loop = asyncio.get_running_loop()
@@ -238,7 +230,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         loop.remove_signal_handler(signals.SIGINT)
         if view is not None:
             view.close()
-        await client.aclose()
+        await factory.close_models()
     return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns,
                    tokens=meter.summary())
 
@@ -271,6 +263,10 @@ def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
     if result.stop_reason == "aborted":
         err.print("ink-ls run: cancelled", markup=False)
         return EXIT_INTERRUPTED
+    if result.stop_reason == "max_tokens":
+        err.print("ink-ls run: the answer was cut at the output-token limit (raise INK_MAX_TOKENS "
+                  "or ask for a shorter answer)", markup=False)
+        return EXIT_MAX_TOKENS
     if result.stop_reason == "max_iterations":
         err.print(f"ink-ls run: stopped after {max_turns} model requests (--max-turns)",
                   markup=False)

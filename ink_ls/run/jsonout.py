@@ -22,7 +22,6 @@ class JsonPrinter:
     def __init__(self, out: TextIO, *, session_id: str) -> None:
         self._out = out
         self._session_id = session_id
-        self.saw_run_end = False
 
     def __call__(self, event: AgentEvent) -> None:
         try:
@@ -34,6 +33,5 @@ class JsonPrinter:
             del data["parent_tool_call_id"]
         if isinstance(event, RunEndEvent):
             data["session_id"] = self._session_id
-            self.saw_run_end = True
         self._out.write(json.dumps(data, ensure_ascii=False) + "\n")
         self._out.flush()

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -49,22 +49,6 @@ TAIL_LINES = 8
 LIVE_CHILDREN = 5
 """Sub-agent calls shown under a running task in the live region (the most recent ones)."""
 INDENT = "  "
-SUMMARY_CHARS = 72
-_SUMMARY_KEYS = ("command", "path", "pattern", "description", "prompt", "query")
-
-
-def summarize_args(arguments: dict[str, Any] | None) -> str:
-    """A one-line hint of what a call is about (its command, path or pattern)."""
-    if not arguments:
-        return ""
-    for key in _SUMMARY_KEYS:
-        value = arguments.get(key)
-        if isinstance(value, str) and value.strip():
-            line = " ".join(value.split())
-            return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
-    return ""
-
-
 def format_duration(ms: float | None) -> str:
     if ms is None:
         return ""
@@ -73,8 +57,7 @@ def format_duration(ms: float | None) -> str:
 
 @dataclass
 class _Row:
-    name: str
-    summary: str
+    title: str
     state: RowState = "queued"
     started: float | None = None
     duration_ms: float | None = None
@@ -132,8 +115,7 @@ class TerminalView:
                 self._print(Markdown(event.message.text) if self._live else event.message.text)
         elif isinstance(event, ToolStartEvent):
             parent = event.parent_tool_call_id
-            self._rows[event.tool_call_id] = _Row(event.tool_name,
-                                                  summarize_args(event.arguments), parent=parent)
+            self._rows[event.tool_call_id] = _Row(event.title or event.tool_name, parent=parent)
             if parent is not None and parent in self._rows:
                 self._rows[parent].children.append(event.tool_call_id)
         elif isinstance(event, ToolRunningEvent):
@@ -158,7 +140,7 @@ class TerminalView:
 
     def _ended(self, event: ToolEndEvent) -> None:
         parent = event.parent_tool_call_id
-        row = self._rows.get(event.tool_call_id) or _Row(event.tool_name, "", parent=parent)
+        row = self._rows.get(event.tool_call_id) or _Row(event.tool_name, parent=parent)
         duration = event.duration_ms if event.duration_ms is not None else row.duration_ms
         line = self._finished_line(row, event, duration)
         if parent is not None and parent in self._rows:
@@ -176,9 +158,7 @@ class TerminalView:
             if child is None:
                 continue
             if child.line is None:  # abandoned with its task: it never ended
-                child.line = Text(f"{INDENT}· {child.name}", style="dim")
-                if child.summary:
-                    child.line.append(f" {child.summary}")
+                child.line = Text(f"{INDENT}· {child.title}", style="dim")
                 child.line.append("  did not finish", style="dim")
             self._print(child.line)
 
@@ -192,9 +172,7 @@ class TerminalView:
             line.append("✗ ", style="bold red")
         else:
             line.append("✓ ", style="bold green")
-        line.append(row.name, style="bold")
-        if row.summary:
-            line.append(f" {row.summary}")
+        line.append(row.title, style="bold")
         if duration is not None:
             line.append(f"  {format_duration(duration)}", style="dim")
         if event.is_error:
@@ -230,9 +208,7 @@ class TerminalView:
         return Group(*parts)
 
     def _cells(self, row: _Row, now: float) -> tuple[RenderableType, Text, Text]:
-        label = Text(row.name, style="bold")
-        if row.summary:
-            label.append(f" {row.summary}", style="")
+        label = Text(row.title, style="bold")
         if row.state == "running" and row.started is not None:
             elapsed = format_duration((now - row.started) * 1000)
             return Spinner("dots", style="cyan"), label, Text(elapsed, "dim")

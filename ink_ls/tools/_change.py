@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import ToolContext, ToolResult
+from ink_ls.core.tool import DiffDisplay, ToolContext, ToolResult
 from ink_ls.tools.diffs import numbered_diff
 
 
@@ -41,14 +41,9 @@ async def write_change(
     return None
 
 
-def diff_display(path: Path, old_text: str, new_text: str) -> dict[str, str]:
+def diff_display(path: Path, old_text: str, new_text: str) -> DiffDisplay:
     """What the editor gets for a change: both texts and a line-numbered diff."""
-    return {
-        "type": "diff",
-        "path": str(path),
-        "oldText": old_text,
-        "newText": new_text,
-        "diff": numbered_diff(
-            old_text.removeprefix("\ufeff"), new_text.removeprefix("\ufeff"), path=str(path)
-        ),
-    }
+    diff = numbered_diff(
+        old_text.removeprefix("\ufeff"), new_text.removeprefix("\ufeff"), path=str(path)
+    )
+    return DiffDisplay(path, old_text, new_text, diff)

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ink_ls.core.signal import CancelledError, CancelSignal
+from ink_ls.core.signal import CancelSignal, race
 
 _locks: dict[str, asyncio.Lock] = {}
 _users: dict[str, int] = {}
@@ -28,17 +28,11 @@ async def file_lock(path: Path, signal: CancelSignal) -> AsyncIterator[None]:
     _users[key] = _users.get(key, 0) + 1
     try:
         acquire: asyncio.Future[Any] = asyncio.ensure_future(lock.acquire())
-        waiter: asyncio.Future[Any] = asyncio.ensure_future(signal.wait())
         try:
-            await asyncio.wait({acquire, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            await race(acquire, signal)  # raises CancelledError (ours) on cancel
         except BaseException:
             _abandon(acquire, lock)
             raise
-        finally:
-            waiter.cancel()
-        if not acquire.done():
-            _abandon(acquire, lock)
-            raise CancelledError(signal.reason or "cancelled")
         try:
             yield
         finally:

@@ -12,18 +12,28 @@ import math
 import os
 import signal as signals
 import subprocess
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from ink_ls.core.config import API_KEY_VARS
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import (
+    CommandDisplay,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    short_line,
+    text_arg,
+)
 from ink_ls.tools import _process
 from ink_ls.tools._output import LOG_BYTES, MAX_BYTES, MAX_LINES, StreamCapture, format_output
 
-SECRET_ENV_VARS: set[str] = {"INK_API_KEY", "OPENAI_API_KEY"}
+SECRET_ENV_VARS: frozenset[str] = frozenset(API_KEY_VARS)
 """Environment variables never passed to commands. Add the configured API key variable here."""
 
 QUIET_SECONDS = 0.1
@@ -95,6 +105,11 @@ class BashTool(Tool[BashParams]):
     description = DESCRIPTION
     params_model = BashParams
     concurrency_safe = False
+    kind = "execute"
+
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        command = short_line(text_arg(args, "command"))
+        return f"bash: {command}" if command else "bash"
 
     def __init__(self, *, secret_env: Iterable[str] = (), log_dir: str | None = None) -> None:
         self._secret_env = frozenset(secret_env)
@@ -151,16 +166,13 @@ class BashTool(Tool[BashParams]):
         if kill_note:
             text += "\n\n" + kill_note
         # For the editor only (never history): the exit code and where the full log is.
-        display = {
-            "type": "command",
-            "command": args.command,
-            "exit_code": None if error else exit_code,
-            "log_path": log_path,
-        }
+        display = CommandDisplay(
+            args.command, None if error else exit_code, str(log_path) if log_path else None
+        )
         if error:
             output = f"Error: {error}. Partial output:\n{text}"
             return ToolResult(output=output, is_error=True, display=display)
-        return ToolResult(output=text, exit_code=exit_code, display=display)
+        return ToolResult(output=text, display=display)
 
 
 class _Call:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from ink_ls.core.tool import AnyTool
 from ink_ls.tools.bash import BashTool
@@ -16,7 +15,7 @@ from ink_ls.tools.task import TaskTool
 from ink_ls.tools.write import WriteTool
 
 
-def builtin_tools(cwd: Path | None = None, *, secret_env: Iterable[str] = ()) -> list[AnyTool]:
+def builtin_tools(*, secret_env: Iterable[str] = ()) -> list[AnyTool]:
     """read, bash, edit, write, grep, find, ls, task.
 
     The workspace root reaches every call through `ToolContext.cwd`. `secret_env` names
@@ -30,5 +29,5 @@ def builtin_tools(cwd: Path | None = None, *, secret_env: Iterable[str] = ()) ->
         GrepTool(),
         FindTool(),
         LsTool(),
-        TaskTool(cwd),
+        TaskTool(),
     ]

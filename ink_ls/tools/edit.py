@@ -6,12 +6,14 @@ under the file's lock. It never writes the disk itself.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ink_ls.core.signal import CancelledError, CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
 from ink_ls.tools._paths import real, resolve
@@ -124,7 +126,10 @@ class EditTool(Tool[EditParams]):
         "with line numbers. Use write to create a file or replace it entirely."
     )
     params_model = EditParams
+    kind = "edit"
 
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        return f"edit {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
     def access(self, args: EditParams, cwd: Path) -> Access:
         return Access(writes=frozenset({real(args.path, cwd)}))
 
@@ -134,11 +139,6 @@ class EditTool(Tool[EditParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to edit.", is_error=True)
-        if not args.edits:
-            return ToolResult(
-                "Error: edits is empty; give at least one {oldText, newText} pair.",
-                is_error=True,
-            )
         path = resolve(shown, context.cwd)
         try:
             async with file_lock(path, signal):

@@ -6,13 +6,15 @@ It never reads file contents or changes anything.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, text_arg
 from ink_ls.tools._paths import real, relative_for_display, resolve
 from ink_ls.tools._rg import RgNotFoundError, run_rg
 from ink_ls.tools._truncate import MAX_BYTES
@@ -86,7 +88,10 @@ class FindTool(Tool[FindParams]):
     )
     params_model = FindParams
     concurrency_safe = True
+    kind = "search"
 
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        return f"find {text_arg(args, 'pattern')}".rstrip()
     def access(self, args: FindParams, cwd: Path) -> Access:
         return Access(reads=frozenset({real(args.path or ".", cwd)}))
 

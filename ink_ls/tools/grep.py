@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ConfigDict, Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._paths import real, relative_for_display, resolve
 from ink_ls.tools._rg import RgNotFoundError, run_rg
 from ink_ls.tools._truncate import MAX_BYTES, shorten_line
@@ -136,6 +138,11 @@ class GrepTool(Tool[GrepParams]):
     )
     params_model = GrepParams
     concurrency_safe = True
+    kind = "search"
+
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        path = shown_path(text_arg(args, "path"), cwd)
+        return f'grep "{text_arg(args, "pattern")}" {path}'.rstrip()
 
     def access(self, args: GrepParams, cwd: Path) -> Access:
         return Access(reads=frozenset({real(args.path or ".", cwd)}))

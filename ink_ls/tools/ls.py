@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._paths import real, resolve
 from ink_ls.tools._truncate import MAX_BYTES, head_lines
 
@@ -74,7 +76,10 @@ class LsTool(Tool[LsParams]):
     )
     params_model = LsParams
     concurrency_safe = True
+    kind = "read"
 
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        return f"ls {shown_path(text_arg(args, 'path'), cwd) or '.'}"
     def access(self, args: LsParams, cwd: Path) -> Access:
         return Access(reads=frozenset({real(args.path or ".", cwd)}))
 

@@ -12,16 +12,17 @@ import json
 import os
 import stat
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from ink_ls.core.messages import ImageBlock, TextBlock
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
 from ink_ls.tools._paths import real, resolve, shell_quote
 from ink_ls.tools._truncate import (
@@ -98,7 +99,10 @@ class ReadTool(Tool[ReadParams]):
     )
     params_model = ReadParams
     concurrency_safe = True
+    kind = "read"
 
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        return f"read {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
     def access(self, args: ReadParams, cwd: Path) -> Access:
         return Access(reads=frozenset({real(args.path, cwd)}))
 

@@ -7,12 +7,22 @@ provides `context.subagent`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import (
+    TaskDisplay,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    short_line,
+    text_arg,
+)
 
 MAX_ANSWER_BYTES = 50 * 1024
 
@@ -53,9 +63,11 @@ class TaskTool(Tool[TaskParams]):
     params_model = TaskParams
     concurrency_safe = True
     delegates = True
+    kind = "think"
 
-    def __init__(self, cwd: Path | None = None) -> None:
-        self.cwd = cwd
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        what = text_arg(args, "description") or text_arg(args, "prompt")
+        return f"task: {short_line(what, 60)}"
 
     async def execute(
         self, args: TaskParams, signal: CancelSignal, context: ToolContext
@@ -75,4 +87,5 @@ class TaskTool(Tool[TaskParams]):
         answer = await context.subagent(args.prompt, signal)
         if not answer.strip():
             answer = "(the sub-agent finished without a text answer)"
-        return ToolResult(output=tail_cut(answer), display=args.description)
+        shown = TaskDisplay(args.description or short_line(args.prompt, 60))
+        return ToolResult(output=tail_cut(answer), display=shown)

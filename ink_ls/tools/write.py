@@ -6,12 +6,14 @@ editor for approval), under the file's lock. It never writes the disk itself.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
 from ink_ls.core.signal import CancelledError, CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult
+from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
 from ink_ls.tools._paths import real, resolve
@@ -35,7 +37,10 @@ class WriteTool(Tool[WriteParams]):
         "entirely with content. Prefer edit for changing part of an existing file."
     )
     params_model = WriteParams
+    kind = "edit"
 
+    def title(self, args: Mapping[str, Any], cwd: Path) -> str:
+        return f"write {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
     def access(self, args: WriteParams, cwd: Path) -> Access:
         return Access(writes=frozenset({real(args.path, cwd)}))
 

@@ -350,7 +350,7 @@ async def start_sleeping(
     """Start a turn running `sleep <marker>`; return the prompt task and the session id."""
     model.push(tool("bash", {"command": f"sleep {marker}"}))
     task = asyncio.ensure_future(
-        client.ink("ink/session/prompt", {"prompt": "sleep a minute"}, msg_id=msg_id)
+        client.ink(methods.SESSION_PROMPT, {"prompt": "sleep a minute"}, msg_id=msg_id)
     )
     await client.wait_for(
         lambda: any(u.get("phase") == "running" for u in client.tool_updates())

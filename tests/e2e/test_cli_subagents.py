@@ -87,7 +87,7 @@ async def test_the_plain_view_prints_sub_agent_calls_under_their_task(
     code, out, err = await run_ink(tmp_path, fake, "how do I start it?")
     assert code == 0, err
     lines = out.splitlines()
-    task = next(i for i, ln in enumerate(lines) if ln.startswith("✓ task survey"))
+    task = next(i for i, ln in enumerate(lines) if ln.startswith("✓ task: survey"))
     assert lines[task + 1].startswith("  ✓ read README.md")
     assert "CHILD" not in out
     assert lines[-1] == "Run `make start`."

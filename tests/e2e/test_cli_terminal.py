@@ -109,7 +109,7 @@ async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
     screen = term.text
     assert (ws / "out.txt").read_text() == "approved\n"
     assert not (ws / "new.txt").exists()
-    assert "✓ bash echo approved > out.txt" in screen
+    assert "✓ bash: echo approved > out.txt" in screen
     assert "✗ write new.txt" in screen
     assert "All done." in screen  # markdown rendered
     assert "session s-" in screen

@@ -10,6 +10,7 @@ import signal
 import pytest
 from lsprotocol import types
 
+from ink_ls.protocol import methods
 from tests.e2e.conftest import WAIT, Starter, start_sleeping, wait_gone
 from tests.fakes.model_server import FakeModelServer, text
 
@@ -26,7 +27,7 @@ async def test_cancel_channels_end_the_turn_cancelled(
         client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     else:
         if channel == "session_cancel":
-            assert await client.ink("ink/session/cancel", {"sessionId": session_id}) is None
+            assert await client.ink(methods.SESSION_CANCEL, {"sessionId": session_id}) is None
         else:
             (token,) = client.progress_reports
             client.window_work_done_progress_cancel(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol.types import TEXT_DOCUMENT_HOVER
 from pygls.exceptions import JsonRpcException
 
 from ink_ls.protocol import methods
@@ -60,8 +61,8 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
     )
 
     # an LSP request whose params do not fit its type is answered, not left hanging
-    client.protocol.extra_raw = {"textDocument/hover"}
-    error = await rpc_error(client.ink("textDocument/hover", {"textDocument": 5}))
+    client.protocol.extra_raw = {TEXT_DOCUMENT_HOVER}
+    error = await rpc_error(client.ink(TEXT_DOCUMENT_HOVER, {"textDocument": 5}))
     assert (error.code, error.message) == (
         -32602, "Invalid Params: params of textDocument/hover"
     )
@@ -129,9 +130,9 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     caps = client.init_result.capabilities
     assert caps.experimental == {"ink": {
         "version": "0.1.0",
-        "methods": ["ink/session/prompt", "ink/session/cancel", "ink/session/list",
-                    "ink/session/close", "ink/session/compact", "ink/tools"],
-        "notifications": ["ink/session/update"],
+        "methods": [methods.SESSION_PROMPT, methods.SESSION_CANCEL, methods.SESSION_LIST,
+                    methods.SESSION_CLOSE, methods.SESSION_COMPACT, methods.TOOLS],
+        "notifications": [methods.SESSION_UPDATE],
     }}
     expected = "utf-8" if client.preset == "neovim" else "utf-16"
     assert caps.position_encoding == expected

@@ -21,7 +21,6 @@ export const SESSION_UPDATE = 'ink/session/update';
 export const InkErrorCode = {
   SessionNotFound: -32001,
   SessionBusy: -32002,
-  ModelNotConfigured: -32003,
   ShuttingDown: -32004,
   CompactionFailed: -32005,
 } as const;

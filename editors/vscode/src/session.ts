@@ -185,9 +185,6 @@ export class InkSession {
 /** One line for the user from a failed request (no stack traces). */
 function describeError(err: unknown): string {
   if (err instanceof ResponseError) {
-    if (err.code === InkErrorCode.ModelNotConfigured) {
-      return `${err.message} — set ink.model.baseUrl and ink.model.name in the settings`;
-    }
     if (err.code === InkErrorCode.SessionNotFound) {
       return `${err.message} — ask again to start a new session`;
     }

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from agent_fakes import CWD, Board, ReadTool, Recorder, call
+from agent_fakes import CWD, Board, ReadTool, Recorder, ScriptedModel, call
 
-from ink_ls.agent.budget import ConcurrencyBudget, configure_default_budget, default_budget
+from ink_ls.agent.budget import ConcurrencyBudget
+from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.scheduler import BatchEnv, run_batch
+from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import ToolRegistry
 
@@ -64,18 +66,7 @@ async def test_a_granted_but_asyncio_cancelled_wait_passes_the_slot_on() -> None
     assert first.cancelled() and budget.in_use == 1
 
 
-async def test_raising_the_limit_wakes_waiters_and_lowering_takes_effect_on_release() -> None:
-    budget = ConcurrencyBudget(1)
-    assert budget.try_acquire()
-    waiter = asyncio.ensure_future(budget.acquire())
-    await spin()
-    budget.set_limit(2)
-    assert await waiter is True and budget.in_use == 2
-    budget.set_limit(1)
-    budget.release()
-    assert not budget.try_acquire()
-    budget.release()
-    assert budget.try_acquire()
+def test_a_budget_needs_a_slot() -> None:
     with pytest.raises(ValueError, match="at least 1 slot"):
         ConcurrencyBudget(0)
 
@@ -100,10 +91,11 @@ async def test_one_budget_bounds_leaf_calls_across_concurrent_batches() -> None:
     assert len([e for e in board.log if e.startswith("end:")]) == 10
 
 
-def test_the_default_budget_is_one_process_wide_instance() -> None:
-    budget = default_budget()
-    assert default_budget() is budget and budget.limit == 8
-    try:
-        assert configure_default_budget(3) is budget and budget.limit == 3
-    finally:
-        configure_default_budget(8)
+def test_agents_of_one_factory_share_its_budget_and_sub_agents_their_parents() -> None:
+    factory = AgentFactory(make_model=lambda s: ScriptedModel([]), make_tools=lambda c, e: [],
+                           budget=ConcurrencyBudget(3))
+    settings = ModelSettings()
+    first = factory.build(settings=settings, cwd=CWD, front=FrontEnd())
+    second = factory.build(settings=settings, cwd=CWD, front=FrontEnd())
+    assert first.budget is second.budget is factory.budget and factory.budget.limit == 3
+    assert first.child().budget is first.budget

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from agent_fakes import CWD, Recorder
@@ -17,12 +18,16 @@ from ink_ls.core.messages import ImageBlock, TextBlock, ToolCall
 from ink_ls.core.signal import CancelController, CancelSignal
 from ink_ls.core.tool import (
     ChangeRejectedError,
+    DiffDisplay,
+    TaskDisplay,
     Tool,
     ToolContext,
     ToolParams,
     ToolRegistry,
     ToolResult,
 )
+
+SHOWN = DiffDisplay(Path("/ws/a.txt"), "a", "b", "-a\n+b")
 
 
 class ReadParams(ToolParams):
@@ -90,11 +95,11 @@ class ReadTool(Tool[ReadParams]):
             return ToolResult(
                 output="ignored when content is given",
                 content=[ImageBlock(data="AAAA", mime_type="image/png")],
-                display="a picture",
+                display=TaskDisplay("a picture"),
             )
         if args.path == "soft":
             return ToolResult(output="no such file", is_error=True)
-        return ToolResult(output=f"text of {args.path}", display={"diff": "shown to editor"})
+        return ToolResult(output=f"text of {args.path}", display=SHOWN)
 
 
 class EditTool(Tool[EditParams]):
@@ -141,7 +146,7 @@ async def test_success_passes_output_and_display_but_history_has_neither_display
     None
 ):
     r = await one("read", '{"path": "a.txt"}')
-    assert (text(r), r.is_error, r.display) == ("text of a.txt", False, {"diff": "shown to editor"})
+    assert (text(r), r.is_error, r.display) == ("text of a.txt", False, SHOWN)
     assert r.duration_ms is not None and r.duration_ms >= 0
     entry = r.entry().model_dump()
     assert entry == {
@@ -155,7 +160,7 @@ async def test_success_passes_output_and_display_but_history_has_neither_display
 async def test_content_wins_over_output() -> None:
     r = await one("read", '{"path": "image"}')
     assert r.content == [ImageBlock(data="AAAA", mime_type="image/png")]
-    assert r.display == "a picture"
+    assert r.display == TaskDisplay("a picture")
 
 
 async def test_tool_reported_error_passes_through() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ink_ls.agent.factory import AgentFactory
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import AssistantMessage, ToolCall, Usage
 from ink_ls.core.signal import CancelSignal
@@ -19,6 +20,7 @@ from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.host import Host, HostDeps
 from ink_ls.editor.settings import InkSettings
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, StreamItem, TextDelta
+from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError
 from ink_ls.protocol.models import SessionPromptParams
 
@@ -77,10 +79,10 @@ class Client:
         self.notes.append((method, params))
 
     def updates(self) -> list[dict[str, Any]]:
-        return [p["update"] for m, p in self.notes if m == "ink/session/update"]
+        return [p["update"] for m, p in self.notes if m == methods.SESSION_UPDATE]
 
     def progress(self) -> list[dict[str, Any]]:
-        return [p["value"] for m, p in self.notes if m == "$/progress"]
+        return [p["value"] for m, p in self.notes if m == methods.PROGRESS]
 
 
 def call(name: str, id: str = "c1") -> ToolCall:
@@ -91,8 +93,10 @@ def make_host(tmp_path: Path, model: Script, tool: WaitTool | None = None,
               features: ClientFeatures | None = None) -> tuple[Host, Client]:
     client = Client()
     tools = ToolRegistry([tool] if tool else [])
-    deps = HostDeps(make_model=lambda s: model, make_tools=lambda cwd, secret: tools,
-                    grace_seconds=0.5)
+    deps = HostDeps(factory=AgentFactory(make_model=lambda s: model,
+                                         make_tools=lambda cwd, secret: list(tools),
+                                         system_prompt=lambda cwd, tools: "",
+                                         grace_seconds=0.5))
     host = Host(client, deps, cwd=tmp_path, documents=OpenDocuments(),
                 features=features or ClientFeatures(work_done_progress=True),
                 settings=InkSettings(model=ModelSettings(), approval="auto"))
@@ -112,9 +116,9 @@ async def test_a_turn_ends_with_turn_end_then_progress_end(tmp_path: Path) -> No
         "agent_message_chunk", "usage_update", "turn_end"
     ]
     ((method, created),) = client.requests
-    assert method == "window/workDoneProgress/create"
+    assert method == methods.PROGRESS_CREATE
     assert [v["kind"] for v in client.progress()] == ["begin", "end"]
-    assert client.notes[-1][0] == "$/progress"  # end after turn_end
+    assert client.notes[-1][0] == methods.PROGRESS  # end after turn_end
     assert client.notes[-1][1]["token"] == created["token"]
 
 

@@ -8,6 +8,7 @@ from ink_ls.agent.approval import ApprovalQuestion
 from ink_ls.core.signal import NEVER
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.prompter import MessagePrompter, action_items, choice_of, question_message
+from ink_ls.protocol import lsp, methods
 
 
 class Recorder:
@@ -26,7 +27,7 @@ class Recorder:
 def question(kind: str = "command") -> ApprovalQuestion:
     return ApprovalQuestion(
         tool_name="bash", tool_call_id="call_1", kind=kind,  # type: ignore[arg-type]
-        title="Run command: npm test", detail='{"command": "npm test"}',
+        title="Run command: npm test", detail='{"command": "npm test"}', command="npm test",
     )
 
 
@@ -44,10 +45,11 @@ def test_messages() -> None:
 
 
 def test_actions_carry_option_ids_only_when_supported() -> None:
-    assert action_items(ClientFeatures(action_option_ids=True))[2] == {
-        "title": "Reject", "optionId": "reject_once"
-    }
-    assert action_items(ClientFeatures()) == [
+    with_ids = lsp.show_message_request("m", action_items(ClientFeatures(action_option_ids=True)))
+    assert with_ids["actions"][2] == {"title": "Reject", "optionId": "reject_once"}
+    assert with_ids["type"] == 2  # MessageType.Warning
+    plain = lsp.show_message_request("m", action_items(ClientFeatures()))
+    assert plain["actions"] == [
         {"title": "Allow once"}, {"title": "Always allow"}, {"title": "Reject"}
     ]
 
@@ -65,6 +67,6 @@ async def test_prompter_sends_a_warning_request() -> None:
     prompter = MessagePrompter(client, ClientFeatures())
     assert await prompter(question(), NEVER) == "allow_once"
     ((method, params),) = client.sent
-    assert method == "window/showMessageRequest"
+    assert method == methods.SHOW_MESSAGE_REQUEST
     assert params["type"] == 2
     assert params["message"] == "Ink wants to run a command:\nnpm test"

@@ -12,10 +12,12 @@ from ink_ls.agent.events import (
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
-    ToolStartEvent,
 )
 from ink_ls.core.messages import AssistantMessage, ImageBlock, TextBlock, Usage
-from ink_ls.editor.updates import TurnReporter, tool_title
+from ink_ls.core.tool import DiffDisplay
+from ink_ls.editor.updates import TurnReporter
+from ink_ls.protocol import methods
+from tests.fakes.events import started
 
 CWD = Path("/ws")
 
@@ -37,28 +39,18 @@ def reporter() -> tuple[TurnReporter, Client]:
                         progress_token="p"), client
 
 
-def test_titles() -> None:
-    assert tool_title("read", {"path": "/ws/src/a.py"}, CWD) == "read src/a.py"
-    assert tool_title("bash", {"command": "npm test\nmore"}, CWD) == "bash: npm test"
-    assert tool_title("grep", {"pattern": "TODO", "path": "src"}, CWD) == 'grep "TODO" src'
-    assert tool_title("find", {"pattern": "*.py"}, CWD) == "find *.py"
-    assert tool_title("ls", {}, CWD) == "ls ."
-    assert tool_title("task", {"prompt": "x" * 100}, CWD) == "task: " + "x" * 59 + "…"
-    assert tool_title("mcp_thing", None, CWD) == "mcp_thing"
-
-
 def test_a_call_becomes_four_updates_and_progress_reports() -> None:
     r, client = reporter()
-    r.on_event(ToolStartEvent(tool_call_id="c1", tool_name="read",
+    r.on_event(started(tool_call_id="c1", tool_name="read",
                               arguments={"path": "README.md"}))
-    r.on_event(ToolStartEvent(tool_call_id="c2", tool_name="bash", arguments=None))
+    r.on_event(started(tool_call_id="c2", tool_name="bash", arguments=None))
     r.on_event(ToolRunningEvent(tool_call_id="c1", tool_name="read"))
     r.on_event(ToolSettledEvent(tool_call_id="c1", tool_name="read", is_error=False,
                                 duration_ms=1.23456))
     r.on_event(ToolEndEvent(tool_call_id="c1", tool_name="read", is_error=False,
                             content=[TextBlock(text="# Demo"),
                                      ImageBlock(data="AAAA", mime_type="image/png")]))
-    updates = [p for m, p in client.notes if m == "ink/session/update"]
+    updates = [p for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert all((u["sessionId"], u["turnId"]) == ("s1", "t3") for u in updates)
     assert [u["update"] for u in updates] == [
         {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "read README.md",
@@ -76,14 +68,13 @@ def test_a_call_becomes_four_updates_and_progress_reports() -> None:
                       "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}}],
          "rawOutput": {"isError": False, "text": "# Demo"}},
     ]
-    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    progress = [p["value"]["message"] for m, p in client.notes if m == methods.PROGRESS]
     assert progress == ["read README.md — 0 of 2 done", "read README.md — 1 of 2 done"]
 
 
 def test_edit_results_carry_a_diff_and_failures_are_failed() -> None:
     r, client = reporter()
-    display = {"type": "diff", "path": "/ws/a.py", "oldText": "a", "newText": "b",
-               "diff": "-a\n+b"}
+    display = DiffDisplay(Path("/ws/a.py"), "a", "b", "-a\n+b")
     r.on_event(ToolEndEvent(tool_call_id="c1", tool_name="edit", is_error=False,
                             content=[TextBlock(text="Edited a.py: 1 edit applied.")],
                             display=display))
@@ -107,10 +98,10 @@ def test_text_usage_and_end() -> None:
                                context_tokens=12, context_window=1000))
     r.on_event(RunEndEvent(stop_reason="completed", usage=usage))
     r.end("max_turn_requests", None)
-    assert client.notes[0] == ("$/progress", {"token": "p", "value": {
+    assert client.notes[0] == (methods.PROGRESS, {"token": "p", "value": {
         "kind": "begin", "title": "Ink", "cancellable": True,
         "message": "first line of the prompt"}})
-    bodies = [p["update"] for m, p in client.notes if m == "ink/session/update"]
+    bodies = [p["update"] for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert bodies == [
         {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hel"}},
         {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2,
@@ -122,17 +113,16 @@ def test_text_usage_and_end() -> None:
         {"sessionUpdate": "turn_end", "stopReason": "max_turn_requests"},
     ]
     assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
-    assert r.last_stop == "stop"
 
 
 def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() -> None:
     r, client = reporter()
-    r.on_event(ToolStartEvent(tool_call_id="call_1", tool_name="task",
+    r.on_event(started(tool_call_id="call_1", tool_name="task",
                               arguments={"prompt": "look", "description": "survey"}))
     r.on_event(ToolRunningEvent(tool_call_id="call_1", tool_name="task"))
     r.on_event(TextDeltaEvent(text="let me look", parent_tool_call_id="call_1"))
     sub = "call_1/call_1"
-    r.on_event(ToolStartEvent(tool_call_id=sub, tool_name="read", arguments={"path": "a.py"},
+    r.on_event(started(tool_call_id=sub, tool_name="read", arguments={"path": "a.py"},
                               parent_tool_call_id="call_1"))
     r.on_event(ToolRunningEvent(tool_call_id=sub, tool_name="read", parent_tool_call_id="call_1"))
     r.on_event(ToolSettledEvent(tool_call_id=sub, tool_name="read", is_error=False,
@@ -140,7 +130,7 @@ def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() 
     r.on_event(ToolEndEvent(tool_call_id=sub, tool_name="read", is_error=False,
                             content=[TextBlock(text="x = 1")], parent_tool_call_id="call_1"))
     r.on_event(TextDeltaEvent(text="answer"))
-    updates = [p["update"] for m, p in client.notes if m == "ink/session/update"]
+    updates = [p["update"] for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert updates[2:] == [
         {"sessionUpdate": "tool_call", "toolCallId": sub, "title": "read a.py", "kind": "read",
          "status": "pending", "rawInput": {"path": "a.py"}, "parentToolCallId": "call_1"},
@@ -155,7 +145,7 @@ def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() 
         {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "answer"}},
     ]
     assert "parentToolCallId" not in updates[0] and "parentToolCallId" not in updates[1]
-    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    progress = [p["value"]["message"] for m, p in client.notes if m == methods.PROGRESS]
     assert progress == [
         "task: survey — 0 of 1 done",
         "task: survey › read a.py — 0 of 2 done",

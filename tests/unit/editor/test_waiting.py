@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
-from ink_ls.agent.events import ToolRunningEvent, ToolSettledEvent, ToolStartEvent
+from ink_ls.agent.events import ToolRunningEvent, ToolSettledEvent
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
+from tests.fakes.events import started
 
 CWD = Path("/ws")
 REVIEWING = ClientFeatures(work_done_progress=True, document_changes=True,
@@ -42,9 +43,9 @@ class Client:
 
 def reporter(client: Client) -> TurnReporter:
     r = TurnReporter(client, session_id="s1", turn_id="t1", cwd=CWD, progress_token="p")
-    r.on_event(ToolStartEvent(tool_call_id="c1", tool_name="edit",
+    r.on_event(started(tool_call_id="c1", tool_name="edit",
                               arguments={"path": "greet.txt"}))
-    r.on_event(ToolStartEvent(tool_call_id="c2", tool_name="bash",
+    r.on_event(started(tool_call_id="c2", tool_name="bash",
                               arguments={"command": "npm test"}))
     r.on_event(ToolRunningEvent(tool_call_id="c1", tool_name="edit"))
     return r

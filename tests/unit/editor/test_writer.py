@@ -15,6 +15,7 @@ from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.writer import STALE, ApprovingWriter, change_summary
+from ink_ls.protocol import methods
 
 VSCODE = ClientFeatures(work_done_progress=True, document_changes=True, create_files=True,
                         change_annotations=True, action_option_ids=True, reviews_apply_edit=True)
@@ -29,7 +30,7 @@ class Editor:
         self.on_edit = on_edit or (lambda params: {"applied": True})
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
-        assert method == "workspace/applyEdit"
+        assert method == methods.APPLY_EDIT
         self.edits.append(params)
         answer = self.on_edit(params)
         if asyncio.iscoroutine(answer):

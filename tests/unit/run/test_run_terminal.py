@@ -18,14 +18,14 @@ from ink_ls.agent.events import (
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
-    ToolStartEvent,
 )
 from ink_ls.core.messages import AssistantMessage, TextBlock, Usage
 from ink_ls.core.signal import NEVER, CancelController, CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter, parse_answer
-from ink_ls.run.view import TerminalView, summarize_args
+from ink_ls.run.view import TerminalView
+from tests.fakes.events import started
 
 
 def plain_console() -> tuple[Console, io.StringIO]:
@@ -38,8 +38,8 @@ def test_the_view_prints_text_and_each_call_with_state_and_duration() -> None:
     view = TerminalView(console)
     view(TextDeltaEvent(text="Looking"))
     view(MessageEndEvent(message=AssistantMessage(text="Looking.", stop_reason="tool_use")))
-    view(ToolStartEvent(tool_call_id="a", tool_name="read", arguments={"path": "README.md"}))
-    view(ToolStartEvent(tool_call_id="b", tool_name="bash", arguments={"command": "false\nx"}))
+    view(started(tool_call_id="a", tool_name="read", arguments={"path": "README.md"}))
+    view(started(tool_call_id="b", tool_name="bash", arguments={"command": "false\nx"}))
     view(ToolRunningEvent(tool_call_id="a", tool_name="read"))
     view(ToolSettledEvent(tool_call_id="a", tool_name="read", is_error=False, duration_ms=12.4))
     view(ToolEndEvent(tool_call_id="a", tool_name="read", content=[TextBlock(text="x")],
@@ -52,7 +52,7 @@ def test_the_view_prints_text_and_each_call_with_state_and_duration() -> None:
     assert out.getvalue() == (
         "Looking.\n"
         "✓ read README.md  12 ms\n"
-        "✗ bash false x  1.5 s\n"
+        "✗ bash: false  1.5 s\n"
         "  Error: command timed out after 1s\n"
     )
 
@@ -63,8 +63,8 @@ def test_the_live_region_shows_queued_and_running_calls() -> None:
     view = TerminalView(console)
     try:
         view(TextDeltaEvent(text="partial answer"))
-        view(ToolStartEvent(tool_call_id="a", tool_name="grep", arguments={"pattern": "TODO"}))
-        view(ToolStartEvent(tool_call_id="b", tool_name="ls", arguments={}))
+        view(started(tool_call_id="a", tool_name="grep", arguments={"pattern": "TODO"}))
+        view(started(tool_call_id="b", tool_name="ls", arguments={}))
         view(ToolRunningEvent(tool_call_id="a", tool_name="grep"))
         region = Console(file=io.StringIO(), width=80, color_system=None)
         with region.capture() as cap:
@@ -72,17 +72,11 @@ def test_the_live_region_shows_queued_and_running_calls() -> None:
         lines = [ln.rstrip() for ln in cap.get().splitlines()]
         assert lines[0] == "partial answer"
         spinner, *running = lines[1].split()
-        assert spinner in "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏" and running[:2] == ["grep", "TODO"]
+        assert spinner in "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏" and running[:2] == ["grep", '"TODO"']
         assert running[-1] == "ms"  # elapsed time of the running call
-        assert lines[2].split() == ["·", "ls", "queued"]
+        assert lines[2].split() == ["·", "ls", ".", "queued"]
     finally:
         view.close()
-
-
-def test_summaries_pick_the_telling_argument() -> None:
-    assert summarize_args({"path": "a.py", "offset": 3}) == "a.py"
-    assert summarize_args({"command": "x" * 100}) == "x" * 71 + "…"
-    assert summarize_args(None) == "" and summarize_args({"n": 1}) == ""
 
 
 @pytest.mark.parametrize(("typed", "choice"), [
@@ -157,14 +151,14 @@ def test_json_printer_writes_one_line_per_event_and_the_session_id_at_the_end() 
 def test_sub_agent_calls_are_printed_indented_after_their_task() -> None:
     console, out = plain_console()
     view = TerminalView(console)
-    view(ToolStartEvent(tool_call_id="t", tool_name="task",
+    view(started(tool_call_id="t", tool_name="task",
                         arguments={"prompt": "look", "description": "survey"}))
-    view(ToolStartEvent(tool_call_id="r", tool_name="read", arguments={"path": "b.py"}))
+    view(started(tool_call_id="r", tool_name="read", arguments={"path": "b.py"}))
     view(ToolRunningEvent(tool_call_id="t", tool_name="task"))
     view(TextDeltaEvent(text="sub-agent musing", parent_tool_call_id="t"))
     for cid, args in (("t/c1", {"path": "a.py"}), ("t/c2", {"command": "nope"}),
                       ("t/c3", {"path": "never.py"})):
-        view(ToolStartEvent(tool_call_id=cid, tool_name="bash" if cid == "t/c2" else "read",
+        view(started(tool_call_id=cid, tool_name="bash" if cid == "t/c2" else "read",
                             arguments=args, parent_tool_call_id="t"))
     view(ToolRunningEvent(tool_call_id="t/c1", tool_name="read", parent_tool_call_id="t"))
     view(ToolEndEvent(tool_call_id="t/c1", tool_name="read", content=[TextBlock(text="x")],
@@ -178,9 +172,9 @@ def test_sub_agent_calls_are_printed_indented_after_their_task() -> None:
                       is_error=False, duration_ms=1))
     view(RunEndEvent(stop_reason="completed", usage=Usage()))
     assert out.getvalue() == (
-        "✓ task survey  2.5 s\n"
+        "✓ task: survey  2.5 s\n"
         "  ✓ read a.py  3 ms\n"
-        "  ✗ bash nope  40 ms\n"
+        "  ✗ bash: nope  40 ms\n"
         "    Error: exit 1\n"
         "  · read never.py  did not finish\n"
         "✓ read b.py  1 ms\n"
@@ -192,13 +186,13 @@ def test_the_live_region_shows_sub_agent_calls_indented_under_their_task() -> No
     console = Console(file=out, force_terminal=True, width=80, color_system=None)
     view = TerminalView(console)
     try:
-        view(ToolStartEvent(tool_call_id="t", tool_name="task", arguments={"prompt": "look"}))
-        view(ToolStartEvent(tool_call_id="r", tool_name="ls", arguments={}))
+        view(started(tool_call_id="t", tool_name="task", arguments={"prompt": "look"}))
+        view(started(tool_call_id="r", tool_name="ls", arguments={}))
         view(ToolRunningEvent(tool_call_id="t", tool_name="task"))
         view(TextDeltaEvent(text="sub-agent musing", parent_tool_call_id="t"))
-        view(ToolStartEvent(tool_call_id="t/c1", tool_name="grep", arguments={"pattern": "TODO"},
+        view(started(tool_call_id="t/c1", tool_name="grep", arguments={"pattern": "TODO"},
                             parent_tool_call_id="t"))
-        view(ToolStartEvent(tool_call_id="t/c2", tool_name="find", arguments={"pattern": "*.py"},
+        view(started(tool_call_id="t/c2", tool_name="find", arguments={"pattern": "*.py"},
                             parent_tool_call_id="t"))
         view(ToolEndEvent(tool_call_id="t/c1", tool_name="grep", content=[TextBlock(text="x")],
                           is_error=False, duration_ms=7, parent_tool_call_id="t"))
@@ -207,10 +201,10 @@ def test_the_live_region_shows_sub_agent_calls_indented_under_their_task() -> No
             region.print(view)
         lines = [ln.rstrip() for ln in cap.get().splitlines()]
         assert len(lines) == 4  # no sub-agent text
-        assert lines[0].split()[1:3] == ["task", "look"]
-        assert lines[1] == "  ✓ grep TODO 7 ms"
-        assert lines[2] == "  · find *.py queued"
-        assert lines[3].split() == ["·", "ls", "queued"]
+        assert lines[0].split()[1:3] == ["task:", "look"]
+        assert lines[1] == '  ✓ grep "TODO" 7 ms'
+        assert lines[2].split() == ["·", "find", "*.py", "queued"]
+        assert lines[3].split() == ["·", "ls", ".", "queued"]
         assert out.getvalue().count("musing") == 0
     finally:
         view.close()

@@ -15,9 +15,10 @@ import pytest
 from pydantic import ValidationError
 
 from ink_ls.core.signal import NEVER, CancelController
-from ink_ls.core.tool import ToolContext, ToolResult
+from ink_ls.core.tool import CommandDisplay, ToolContext, ToolResult
 from ink_ls.tools import _process, bash
 from ink_ls.tools.bash import BashParams, BashTool
+from tests.unit.tools.proc_checks import exit_code, exit_log
 
 LOG_RE = re.compile(r"Full output: (\S+/ink-output-[0-9a-f-]{36}\.log) ")
 
@@ -45,19 +46,13 @@ def log_path(result: ToolResult) -> Path:
 async def test_stdout_stderr_sections_and_exit_code(tmp_path: Path) -> None:
     result = await run("echo out; echo err >&2; exit 7", tmp_path)
     assert result.output == "stdout:\nout\n\nstderr:\nerr\n\nExit code: 7"
-    assert result.exit_code == 7
     assert result.is_error is False
-    assert result.display == {
-        "type": "command",
-        "command": "echo out; echo err >&2; exit 7",
-        "exit_code": 7,
-        "log_path": None,
-    }
+    assert result.display == CommandDisplay("echo out; echo err >&2; exit 7", 7, None)
 
 
 async def test_no_output_and_zero_exit(tmp_path: Path) -> None:
     result = await run("true", tmp_path)
-    assert (result.output, result.exit_code, result.is_error) == ("(no output)", 0, False)
+    assert (result.output, exit_code(result), result.is_error) == ("(no output)", 0, False)
 
 
 async def test_only_stderr_and_runs_in_workspace_root(tmp_path: Path) -> None:
@@ -76,7 +71,7 @@ async def test_self_sigterm_reports_the_signal(tmp_path: Path) -> None:
         "Error: command terminated by signal SIGTERM. Partial output:\nstdout:\nbefore"
     )
     assert result.is_error is True
-    assert result.exit_code is None
+    assert exit_code(result) is None
 
 
 async def test_empty_command(tmp_path: Path) -> None:
@@ -149,7 +144,7 @@ async def test_500_lines_shown_whole(tmp_path: Path) -> None:
 async def test_501_lines_cut_with_real_line_numbers(tmp_path: Path) -> None:
     result = await run("seq 1 501", tmp_path)
     path = log_path(result)
-    assert result.display["log_path"] == str(path)
+    assert exit_log(result) == str(path)
     shown = "\n".join(str(i) for i in range(2, 502))
     assert result.output == (
         f"stdout:\n{shown}\n[stdout: showing lines 2-501 of 501 (500 line limit). "

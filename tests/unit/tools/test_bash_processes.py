@@ -19,7 +19,7 @@ from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import ToolContext, ToolResult
 from ink_ls.tools import _process
 from ink_ls.tools.bash import BashParams, BashTool
-from tests.unit.tools.proc_checks import running
+from tests.unit.tools.proc_checks import exit_code, running
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +80,7 @@ async def test_cancel_ends_sleep_and_wait_fast(tmp_path: Path) -> None:
     result, took = await call.cancel()
     assert took < 1.5
     assert result.output == "Error: command aborted by user. Partial output:\n(no output)"
-    assert result.is_error and result.exit_code is None
+    assert result.is_error and exit_code(result) is None
     assert not running(pid)
 
 
@@ -159,7 +159,7 @@ async def test_silent_escapee_does_not_hang_the_call(tmp_path: Path) -> None:
     started = time.monotonic()
     result = await tool.execute(args, CancelController().signal, ToolContext("c", tmp_path))
     assert time.monotonic() - started < 2.0
-    assert (result.output, result.exit_code) == ("stdout:\nstarted", 0)
+    assert (result.output, exit_code(result)) == ("stdout:\nstarted", 0)
     [escapee] = await pids_from(tmp_path / "esc")
     assert running(escapee)  # a normal exit leaves background work running, tracked
     _process.kill_all_tracked()
@@ -177,7 +177,7 @@ async def test_chatty_escapee_is_cut_at_the_2s_cap(tmp_path: Path) -> None:
     assert 2.0 <= took < 3.5
     assert result.output.startswith("stdout:\ntick\ntick\n")
     assert "(500 line limit). Full output: " in result.output
-    assert result.exit_code == 0 and not result.is_error
+    assert exit_code(result) == 0 and not result.is_error
 
 
 async def test_writing_grandchild_output_is_all_kept(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -71,4 +72,27 @@ def test_read_schema_is_pinned() -> None:
         },
         "required": ["path"],
         "type": "object",
+    }
+
+
+def test_each_tool_titles_and_kinds_its_calls() -> None:
+    tools = ToolRegistry(builtin_tools())
+    cwd = Path("/ws")
+
+    def title(name: str, args: dict[str, object]) -> str:
+        tool = tools.get(name)
+        assert tool is not None
+        return tool.title(args, cwd)
+
+    assert title("read", {"path": "/ws/src/a.py"}) == "read src/a.py"
+    assert title("bash", {"command": "npm test\nmore"}) == "bash: npm test"
+    assert title("bash", {"command": 3}) == "bash"
+    assert title("grep", {"pattern": "TODO", "path": "src"}) == 'grep "TODO" src'
+    assert title("find", {"pattern": "*.py"}) == "find *.py"
+    assert title("ls", {}) == "ls ."
+    assert title("edit", {"path": "/elsewhere/x"}) == "edit /elsewhere/x"
+    assert title("task", {"prompt": "x" * 100}) == "task: " + "x" * 59 + "…"
+    assert {t.name: t.kind for t in tools} == {
+        "read": "read", "bash": "execute", "edit": "edit", "write": "edit", "grep": "search",
+        "find": "search", "ls": "read", "task": "think",
     }

@@ -11,6 +11,7 @@ from ink_ls.core.signal import NEVER, CancelController, CancelSignal
 from ink_ls.core.tool import (
     Access,
     ChangeRejectedError,
+    DiffDisplay,
     DiskWriter,
     FileView,
     FileWriter,
@@ -94,14 +95,13 @@ async def test_one_edit_applied_with_display_diff(tmp_path: Path, src: Path) -> 
     assert (r.output, r.is_error) == ("Edited f.py: 1 edit applied.", False)
     assert src.read_text() == new
     assert writer.calls == [(src, new, SOURCE, "edit", "call-7")]
-    assert r.display == {
-        "type": "diff",
-        "path": str(src),
-        "oldText": SOURCE,
-        "newText": new,
-        "diff": f"--- {src}\n+++ {src}\n@@ -3,4 +3,4 @@\n 3 \n 4 \n 5 def sub(a, b):\n"
+    assert r.display == DiffDisplay(
+        src,
+        SOURCE,
+        new,
+        f"--- {src}\n+++ {src}\n@@ -3,4 +3,4 @@\n 3 \n 4 \n 5 def sub(a, b):\n"
         "-6     return a - b\n+6     return a - b  # minus",
-    }
+    )
 
 
 async def test_several_edits_matched_against_the_original(tmp_path: Path, src: Path) -> None:

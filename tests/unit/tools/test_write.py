@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from ink_ls.core.signal import NEVER, CancelController
-from ink_ls.core.tool import Access, DiskWriter, ToolContext, ToolResult
+from ink_ls.core.tool import Access, DiffDisplay, DiskWriter, ToolContext, ToolResult
 from ink_ls.tools import _locks
 from ink_ls.tools.edit import EditParams, EditTool
 from ink_ls.tools.write import WriteParams, WriteTool
@@ -30,13 +30,10 @@ async def test_create_with_parent_directories(tmp_path: Path) -> None:
     assert (r.output, r.is_error) == ("Created sub/dir/new.txt (2 lines, 13 bytes)", False)
     target = tmp_path / "sub/dir/new.txt"
     assert target.read_text() == "héllo\nworld\n"
-    assert r.display == {
-        "type": "diff",
-        "path": str(target),
-        "oldText": "",
-        "newText": "héllo\nworld\n",
-        "diff": f"--- {target}\n+++ {target}\n@@ -1,0 +1,2 @@\n+1 héllo\n+2 world",
-    }
+    assert r.display == DiffDisplay(
+        target, "", "héllo\nworld\n",
+        f"--- {target}\n+++ {target}\n@@ -1,0 +1,2 @@\n+1 héllo\n+2 world",
+    )
 
 
 async def test_overwrite(tmp_path: Path) -> None:
@@ -44,7 +41,7 @@ async def test_overwrite(tmp_path: Path) -> None:
     r = await write(tmp_path, "a.txt", "new")
     assert r.output == "Overwrote a.txt (1 lines, 3 bytes)"
     assert (tmp_path / "a.txt").read_text() == "new"
-    assert isinstance(r.display, dict) and r.display["oldText"] == "old\n"
+    assert isinstance(r.display, DiffDisplay) and r.display.old_text == "old\n"
 
 
 async def test_empty_content_and_crlf_kept_as_given(tmp_path: Path) -> None:
@@ -71,7 +68,7 @@ async def test_open_buffer_is_the_old_text(tmp_path: Path) -> None:
     ctx = ToolContext("call-3", tmp_path, files=BufferStub({target: "unsaved\n"}))
     r = await write(tmp_path, "a.txt", "new\n", ctx)
     assert r.output == "Overwrote a.txt (1 lines, 4 bytes)"
-    assert isinstance(r.display, dict) and r.display["oldText"] == "unsaved\n"
+    assert isinstance(r.display, DiffDisplay) and r.display.old_text == "unsaved\n"
 
 
 async def test_write_and_edit_of_one_file_share_the_lock(tmp_path: Path) -> None:

@@ -59,7 +59,6 @@ M.approval_options = {
 M.errors = {
   session_not_found = -32001,
   session_busy = -32002,
-  model_not_configured = -32003,
   shutting_down = -32004,
   compaction_failed = -32005,
 }

@@ -1,0 +1,195 @@
+"""The one place that builds an agent, for every front end (the editor host, the terminal, ACP).
+
+It owns what must not differ between front ends: the environment variables commands never
+inherit, the built-in tool list, the system prompt, one model client per settings (reused across
+turns, closed when replaced) and the process-wide concurrency budget, which is injected here and
+is never a module global. A front end hands over only what is its own: how it asks the user
+(`gate`), how files change (`writer`), what it has open (`files`) and where events go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
+from ink_ls.agent.context import CompactionSink, ignore_compaction
+from ink_ls.agent.events import EventSink, ignore_events
+from ink_ls.agent.gate import Gate, allow_all
+from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.loop import Agent, AgentOptions
+from ink_ls.agent.prompt import build_system_prompt
+from ink_ls.core.config import ModelSettings
+from ink_ls.core.messages import Message
+from ink_ls.core.tool import AnyTool, DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
+from ink_ls.model.base import Model
+
+ModelFactory = Callable[[ModelSettings], Model]
+ToolsFactory = Callable[[Path, tuple[str, ...]], list[AnyTool]]
+"""(workspace root, environment variables commands must not inherit) → the built-in tools."""
+PromptFactory = Callable[[Path, ToolRegistry], str]
+WindowLookup = Callable[[ModelSettings], Awaitable[int]]
+"""The model's context window for settings (the setting, the endpoint's figure, a default)."""
+
+
+def _ignore_message(message: Message) -> None:
+    return None
+
+
+def _openai_client(settings: ModelSettings) -> Model:
+    from ink_ls.model.client import OpenAIClient  # httpx is imported only when a model is used
+
+    return OpenAIClient(settings)
+
+
+def _builtin_tools(cwd: Path, secret_env: tuple[str, ...]) -> list[AnyTool]:
+    from ink_ls.tools.builtin import builtin_tools
+
+    return builtin_tools(secret_env=secret_env)
+
+
+async def _resolve_window(settings: ModelSettings) -> int:
+    from ink_ls.model.window import resolve_context_window
+
+    return await resolve_context_window(settings)
+
+
+def _same_tools(tools: ToolRegistry) -> ToolRegistry:
+    return tools
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """What a front end brings to one agent: its approvals, file access and listeners."""
+
+    gate: Gate = allow_all
+    writer: FileWriter = field(default_factory=DiskWriter)
+    files: FileView = field(default_factory=DiskFiles)
+    on_event: EventSink = ignore_events
+    on_message: Callable[[Message], None] = _ignore_message
+    on_compaction: CompactionSink = ignore_compaction
+    """Where a compaction goes (the session file records it)."""
+    adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
+    """The front end's own take on the tools (e.g. edits that report the editor's
+    diagnostics, and a `diagnostics` tool)."""
+
+
+class AgentFactory:
+    """Builds agents with one policy; one instance per process (the server, a terminal run)."""
+
+    def __init__(
+        self,
+        *,
+        make_model: ModelFactory = _openai_client,
+        make_tools: ToolsFactory = _builtin_tools,
+        system_prompt: PromptFactory = build_system_prompt,
+        budget: ConcurrencyBudget | None = None,
+        max_turns: int = 100,
+        grace_seconds: float = 10.0,
+        path_aware: bool = True,
+        resolve_window: WindowLookup = _resolve_window,
+    ) -> None:
+        self._make_model = make_model
+        self._resolve_window = resolve_window
+        self._windows: dict[ModelSettings, int] = {}
+        self._make_tools = make_tools
+        self._system_prompt = system_prompt
+        self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
+        self.max_turns = max_turns
+        self.grace_seconds = grace_seconds
+        self.path_aware = path_aware
+        self._models: dict[ModelSettings, Model] = {}
+        self._in_use: dict[ModelSettings, int] = {}
+
+    @staticmethod
+    def secret_env(settings: ModelSettings) -> tuple[str, ...]:
+        """Names of environment variables that commands must never inherit (API keys)."""
+        return settings.secret_env_names()
+
+    def tools(
+        self, cwd: Path, settings: ModelSettings, extra: Iterable[AnyTool] = ()
+    ) -> ToolRegistry:
+        """The built-in tools rooted at `cwd`, then `extra` ones; duplicate names are refused."""
+        return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra])
+
+    async def window(self, settings: ModelSettings) -> int:
+        """The context window for `settings`, looked up once per settings."""
+        window = self._windows.get(settings)
+        if window is None:
+            window = self._windows[settings] = await self._resolve_window(settings)
+        return window
+
+    def system_prompt(self, cwd: Path, tools: ToolRegistry) -> str:
+        return self._system_prompt(cwd, tools)
+
+    def model(self, settings: ModelSettings) -> Model:
+        """The model client for `settings`, made once and reused (a new client costs a TLS
+        handshake); see `release_models` for closing the clients of replaced settings."""
+        model = self._models.get(settings)
+        if model is None:
+            model = self._models[settings] = self._make_model(settings)
+        return model
+
+    def acquire_model(self, settings: ModelSettings) -> Model:
+        """`model(settings)`, counted as in use until `release_model`."""
+        self._in_use[settings] = self._in_use.get(settings, 0) + 1
+        return self.model(settings)
+
+    async def release_model(self, settings: ModelSettings, *, current: ModelSettings) -> None:
+        """One use of `settings` ended; close every client that is neither in use nor current."""
+        left = self._in_use.get(settings, 0) - 1
+        if left > 0:
+            self._in_use[settings] = left
+        else:
+            self._in_use.pop(settings, None)
+        await self.close_models(keep=current)
+
+    async def close_models(self, *, keep: ModelSettings | None = None) -> None:
+        """Close model clients not in use, except `keep`'s (all of them with `keep=None`)."""
+        for settings in [s for s in self._models if s != keep and s not in self._in_use]:
+            close = getattr(self._models.pop(settings), "aclose", None)
+            if close is not None:
+                await close()
+
+    def build(
+        self,
+        *,
+        settings: ModelSettings,
+        cwd: Path,
+        front: FrontEnd,
+        history: list[Message] | None = None,
+        extra_tools: Iterable[AnyTool] = (),
+        model: Model | None = None,
+        max_turns: int | None = None,
+        context_window: int | None = None,
+        instructions: ProjectInstructions | None = None,
+    ) -> Agent:
+        """An agent for one conversation rooted at `cwd` (history is shared, not copied).
+
+        `context_window` (see `window`) turns on automatic compaction; `instructions` are the
+        conversation's project instructions (kept across its turns by the front end)."""
+        tools = front.adapt_tools(self.tools(cwd, settings, extra_tools))
+        options = AgentOptions(
+            cwd=cwd,
+            system_prompt=self.system_prompt(cwd, tools),
+            max_turns=max_turns if max_turns is not None else self.max_turns,
+            grace_seconds=self.grace_seconds,
+            path_aware=self.path_aware,
+            context_window=context_window,
+            compact_threshold=settings.compact_threshold,
+        )
+        return Agent(
+            model if model is not None else self.model(settings),
+            tools,
+            options,
+            history=history,
+            gate=front.gate,
+            files=front.files,
+            writer=front.writer,
+            on_event=front.on_event,
+            on_message=front.on_message,
+            budget=self.budget,
+            on_compaction=front.on_compaction,
+            instructions=instructions,
+        )
