@@ -16,6 +16,7 @@ import asyncio
 import logging
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,11 +122,14 @@ class EditorDiagnostics:
             if event is not None:
                 event.set()
 
-    async def fetch(self, paths: list[Path] | None) -> dict[str, FileDiagnostics]:
+    async def fetch(self, paths: list[Path] | None, *,
+                    load: bool = False) -> dict[str, FileDiagnostics]:
         """The client's diagnostics by real path (every file it knows when `paths` is None).
-        The client loads files it has not open, so their language servers see them."""
+        With `load` the client loads files it has not open, so their language servers see
+        them (after a change: the new text is what matters)."""
         uris = [path_to_uri(p) for p in paths] if paths is not None else None
-        raw = await self._client.request(DIAGNOSTICS, DiagnosticsParams(uris=uris).dump())
+        params = DiagnosticsParams(uris=uris, load=load)
+        raw = await self._client.request(DIAGNOSTICS, params.dump())
         result = DiagnosticsResult.model_validate(raw or {})
         out: dict[str, FileDiagnostics] = {}
         for item in result.items:
@@ -144,8 +148,8 @@ class EditorDiagnostics:
             return False
         return True
 
-    async def snapshot(self, path: Path, text: str) -> Snapshot:
-        item = (await self.fetch([path])).get(_key(path))
+    async def snapshot(self, path: Path, text: str, *, load: bool = False) -> Snapshot:
+        item = (await self.fetch([path], load=load)).get(_key(path))
         if item is None:
             return Snapshot([], text, False)
         return Snapshot(item.diagnostics, text, item.watched)
@@ -154,14 +158,15 @@ class EditorDiagnostics:
         """The change count of `path` now (pass it to `after_change`)."""
         return self._counts.get(_key(path), 0)
 
-    async def after_change(self, path: Path, mark: int, text: str, *,
+    async def after_change(self, path: Path, mark: int, read: Callable[[], str], *,
                            watched: bool) -> Snapshot:
-        """The file's diagnostics once settled after a change (see the module doc)."""
+        """The file's diagnostics once settled after a change (see the module doc), with the
+        file's text read then (the editor's copy may catch up with the change late)."""
         key = _key(path)
         loop = asyncio.get_running_loop()
         start = loop.time()
         deadline = start + self.settle
-        current = await self.snapshot(path, text)  # also loads the file into the editor
+        current = await self.snapshot(path, "", load=True)  # its servers see the new text
         if watched or current.watched:
             if await self._next_change(key, mark, deadline - loop.time()):
                 while True:  # more sources may still report: wait for a quiet moment
@@ -169,7 +174,8 @@ class EditorDiagnostics:
                     left = min(self.quiet, deadline - loop.time())
                     if left <= 0 or not await self._next_change(key, seen, left):
                         break
-            current = await self.snapshot(path, text)
+            current = await self.snapshot(path, "", load=True)
+        current.text = read()
         waited = loop.time() - start
         self.waits.append(waited)
         log.info("diagnostics of %s settled after %.0f ms", path.name, waited * 1000)

@@ -67,7 +67,7 @@ def with_diagnostics(tool: AnyTool, diagnostics: EditorDiagnostics) -> AnyTool:
         result: ToolResult = await base.execute(self, args, signal, context)
         if result.is_error or signal.cancelled:
             return result
-        after = await diagnostics.after_change(path, mark, _read(path, context),
+        after = await diagnostics.after_change(path, mark, lambda: _read(path, context),
                                                watched=before.watched)
         if not (before.watched or after.watched):
             return result  # nothing in the editor reports on this file: say nothing
@@ -123,7 +123,8 @@ class DiagnosticsTool(Tool[DiagnosticsParams]):
         total = 0
         for item in sorted(items.values(), key=lambda i: i.uri):
             file = uri_to_path(item.uri)
-            problems = [d for d in item.diagnostics if is_problem(d)]
+            problems = sorted((d for d in item.diagnostics if is_problem(d)),
+                              key=lambda d: (d.range.start.line, d.range.start.character))
             if file is None or not problems:
                 continue
             total += len(problems)

@@ -128,6 +128,9 @@ class DiagnosticsParams(WireModel):
     diagnostics for."""
 
     uris: list[str] | None = None
+    load: bool = False
+    """Load files the editor has not open (without showing them), so their language servers
+    see them; false: answer from what is open."""
 
 
 class WireDiagnostic(WireModel):

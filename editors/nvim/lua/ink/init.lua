@@ -17,6 +17,14 @@ vim.api.nvim_create_autocmd('LspProgress', {
   end,
 })
 
+-- the server waits for the diagnostics an edit causes: tell it when they change
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = group,
+  callback = function(ev)
+    require('ink.diagnostics').changed(ev.buf)
+  end,
+})
+
 -- files opened while ink-ls runs are attached too, so reads see their unsaved text
 vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
   group = group,

@@ -13,6 +13,8 @@ M.methods = {
   session_compact = 'ink/session/compact',
   tools = 'ink/tools',
   session_update = 'ink/session/update',
+  diagnostics = 'ink/diagnostics',
+  diagnostics_changed = 'ink/diagnosticsChanged',
 }
 
 --- standard LSP methods the plugin handles or sends for ink-ls
