@@ -60,6 +60,10 @@ _STEPS: dict[str, list[Reply]] = {
     "[auto-edit]": [
         tool("edit", {"path": "auto.txt", "edits": [{"oldText": "draft", "newText": "final"}]})
     ],
+    "[json-write]": [
+        tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
+        tool("bash", {"command": "echo done > json-done.txt"}),
+    ],
 }
 
 
@@ -106,6 +110,7 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "keep.txt").write_text("Keep me as I am.\n")
     (ws / "README.md").write_text("# Demo\n\nRun `make` to build.\n")
     (ws / "auto.txt").write_text("A draft.\n")
+    (ws / "data.json").write_text('{"name": "demo", "size": 3}\n')
     return ws
 
 
@@ -163,6 +168,8 @@ def test_protocol_ts_mirrors_methods_py() -> None:
             "SESSION_LIST",
             "SESSION_CLOSE",
             "SESSION_COMPACT",
+            "DIAGNOSTICS",
+            "DIAGNOSTICS_CHANGED",
             "TOOLS",
             "SESSION_UPDATE",
         )
@@ -229,6 +236,7 @@ WORKBENCH_CASES = [
     "a settings change reaches the server: readonly refuses edits without a diff",
     "the transcript shows the conversation",
     "approval auto: an unsaved open file gets the edit without a diff, saved and undoable",
+    "the diagnostics of an edit reach the model (built-in JSON language features)",
 ]
 
 
@@ -276,4 +284,14 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         if m.get("role") == "user" and "explain the selection" in _content_text(m)
     )
     assert "README.md (line" in selection_prompt, json.dumps(selection_prompt)
+    # The invalid JSON the model wrote: VS Code's JSON language features reported it, and
+    # the write's result told the model.
+    written = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "tool" and "Overwrote data.json" in _content_text(m)
+    )
+    assert "[The editor reports " in written and "new problem(s) in data.json" in written, written
+    assert re.search(r"^data\.json:1:\d+: error \[json", written, flags=re.M), written
     assert "Run `make` to build." in selection_prompt, json.dumps(selection_prompt)

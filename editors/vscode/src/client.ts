@@ -1,6 +1,6 @@
 /**
  * The language client for ink-ls: how the server is started (`<ink.serverPath> --stdio`), what
- * this client announces (`experimental.ink.reviewsApplyEdit`), the settings it sends, and the
+ * this client announces (`experimental.ink.reviewsApplyEdit`, `diagnostics`), the settings it sends, and the
  * hooks for the server's requests (edit review, or no review for an edit the server marks
  * pre-approved; modal command approval) and notifications
  * (`ink/session/update`). No commands and no turn logic: see session.ts.
@@ -22,6 +22,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { answerFor, dialogFor } from './approval';
+import { connectDiagnostics } from './diagnostics';
 import { isPreApproved } from './edits';
 import { serverCommand } from './options';
 import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
@@ -34,7 +35,7 @@ export const CLIENT_NAME = 'Ink';
 /** Announces `capabilities.experimental.ink`: this client reviews every edit itself. */
 class InkCapabilitiesFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    const ink: ClientInkCapabilities = { reviewsApplyEdit: true };
+    const ink: ClientInkCapabilities = { reviewsApplyEdit: true, diagnostics: true };
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
     capabilities.experimental = { ...experimental, ink };
   }
@@ -52,6 +53,8 @@ export interface ClientHooks {
   reviewer: EditReviewer;
   onUpdate: (params: SessionUpdateParams) => void;
   outputChannel: vscode.LogOutputChannel;
+  /** Disposables that live as long as the extension (the diagnostics listener). */
+  subscriptions: vscode.Disposable[];
 }
 
 /** Builds (does not start) the client for the current settings. */
@@ -80,6 +83,7 @@ export function createClient(hooks: ClientHooks): LanguageClient {
   // Registered before start, so it replaces the client's default (a toast) for this request.
   client.onRequest(ShowMessageRequest.type, showApprovalDialog);
   client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
+  hooks.subscriptions.push(connectDiagnostics(client));
   return client;
 }
 

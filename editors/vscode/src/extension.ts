@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const getClient = (): Promise<LanguageClient> => {
     if (starting === undefined) {
-      const c = createClient({ reviewer, outputChannel: log, onUpdate: (p) => {
+      const c = createClient({ reviewer, outputChannel: log, subscriptions: context.subscriptions, onUpdate: (p) => {
         session.onUpdate(p);
         status.onUpdate(p);
       } });

@@ -17,6 +17,10 @@ export const TOOLS = 'ink/tools';
 // server → client notifications
 export const SESSION_UPDATE = 'ink/session/update';
 
+// the editor's diagnostics: server → client request, client → server notification
+export const DIAGNOSTICS = 'ink/diagnostics';
+export const DIAGNOSTICS_CHANGED = 'ink/diagnosticsChanged';
+
 /** JSON-RPC app error codes (`InkErrorCode` in ink_ls/protocol/errors.py). */
 export const InkErrorCode = {
   SessionNotFound: -32001,
@@ -57,6 +61,33 @@ export interface InkSettings {
 /** `capabilities.experimental.ink` announced by this client. */
 export interface ClientInkCapabilities {
   reviewsApplyEdit: boolean;
+  diagnostics: boolean;
+}
+
+/** `ink/diagnostics` params: `uris: null` asks for every file with diagnostics. */
+export interface DiagnosticsParams {
+  uris?: string[] | null;
+  load?: boolean;
+}
+
+/** An LSP Diagnostic (the fields ink-ls reads). */
+export interface WireDiagnostic {
+  range: Range;
+  severity?: number;
+  code?: string | number;
+  source?: string;
+  message: string;
+}
+
+export interface FileDiagnostics {
+  uri: string;
+  version?: number;
+  diagnostics: WireDiagnostic[];
+  watched: boolean;
+}
+
+export interface DiagnosticsResult {
+  items: FileDiagnostics[];
 }
 
 export interface Position {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { toWire } from '../src/diagnosticsWire';
 import { short, UsageTracker } from '../src/usage';
 
 test('the status bar shows the share of the window, the tooltip the turn and the session', () => {
@@ -30,4 +31,16 @@ test('compaction shows while it runs and lowers the context after', () => {
   assert.ok(tracker.view().tooltip.endsWith('Compacted 1 time in this window'));
   assert.equal(short(131072), '131k');
   assert.equal(short(999), '999');
+});
+
+test('VS Code diagnostics become LSP ones (severity shifted, code value)', () => {
+  assert.deepEqual(
+    toWire({ range: { start: { line: 1, character: 2 }, end: { line: 1, character: 5 } }, severity: 0, code: { value: 519 }, source: 'json', message: 'Expected comma' }),
+    { range: { start: { line: 1, character: 2 }, end: { line: 1, character: 5 } }, severity: 1, code: 519, source: 'json', message: 'Expected comma' },
+  );
+  assert.deepEqual(toWire({ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 1, message: 'w' }), {
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+    severity: 2,
+    message: 'w',
+  });
 });
