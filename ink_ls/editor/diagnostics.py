@@ -4,10 +4,11 @@
 `ink/diagnosticsChanged` notifications. After an approved edit or write, `after_change`
 waits for the file's diagnostics to settle — until the client reports new ones and then
 `QUIET` seconds pass without another report, at most `SETTLE` seconds, and only when
-something in the editor reports diagnostics for the file at all — and returns the errors and
-warnings the change introduced: those of the new text that do not match one of the old text
-(same message, code, source and severity on a line with the same content), so moved lines
-keep their old problems and only new ones are told.
+something in the editor reported diagnostics for the file before the change (a file it had
+not open is loaded and taken as it is then: its servers are only starting) — and returns
+the errors and warnings the change introduced: those of the new text that do not match one
+of the old text (same message, code, source and severity on a line with the same content), so
+moved lines keep their old problems and only new ones are told.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ class EditorDiagnostics:
         start = loop.time()
         deadline = start + self.settle
         current = await self.snapshot(path, "", load=True)  # its servers see the new text
-        if watched or current.watched:
+        if watched:  # a file that was not watched before: its servers only start on it now
             if await self._next_change(key, mark, deadline - loop.time()):
                 while True:  # more sources may still report: wait for a quiet moment
                     seen = self._counts.get(key, 0)
