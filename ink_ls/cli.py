@@ -81,12 +81,20 @@ def setup_logging(level: str, log_file: Path | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `ink-ls`; returns the exit status."""
+    from ink_ls.core.config import API_KEY_VARS
+    from ink_ls.core.hidden_env import hide_env, make_undumpable
     from ink_ls.tools.processes import install_exit_cleanup
 
+    # API keys out of our environment block, and /proc/<pid>/{environ,mem} closed to others,
+    # before any command can be started (the server hides `ink.model.apiKeyEnv` at initialize)
+    hide_env(API_KEY_VARS)
+    make_undumpable()
     install_exit_cleanup()  # tool processes die with us, whatever the exit path
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command
+    if getattr(args, "api_key_env", None):
+        hide_env([args.api_key_env])
     level = args.log_level or ("warning" if command in ("run", "sessions") else "info")
     setup_logging(level, args.log_file)
     if command == "run":

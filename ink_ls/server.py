@@ -2,7 +2,10 @@
 
 `InkProtocol` makes `ink/*` traffic plain JSON (params reach handlers as dicts, results go out
 as given), answers a `$/cancelRequest` of a prompt by cancelling its turn, and never lets a
-traceback cross the wire.
+traceback cross the wire; its `refusal` names the well-formed requests it must not handle (a
+notification method with an id, a second `initialize`, anything after `shutdown`). `InkServer`
+serves through `handlers.wire.StrictWire` (never deaf after a bad frame; every malformed
+message answered with a plain JSON-RPC error).
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from ink_ls.agent.factory import AgentFactory
 from ink_ls.editor.host import HostDeps
 from ink_ls.handlers import ink, lifecycle
 from ink_ls.handlers.state import ServerState
+from ink_ls.handlers.wire import StrictWire
 from ink_ls.protocol import methods
-from ink_ls.protocol.errors import PARSE_ERROR
+from ink_ls.protocol.errors import PARSE_ERROR, InkErrorCode
+from ink_ls.protocol.framing import INVALID_REQUEST, WireError
 from ink_ls.sessions.store import SessionStore
 from ink_ls.tools.processes import install_exit_cleanup
 
@@ -81,6 +86,31 @@ class InkProtocol(LanguageServerProtocol):
     state: ServerState
     exit_code = 0
     """1 when the client sent `exit` without `shutdown` first."""
+    initialize_seen = False
+
+    def refusal(self, data: dict[str, Any]) -> WireError | None:
+        """The error for a well-formed request the server must not handle, else None."""
+        method, msg_id = data.get("method"), data.get("id")
+        if not isinstance(method, str) or "id" not in data:
+            return None  # a notification or a response
+        assert isinstance(msg_id, int | str)
+        message_type = self.get_message_type(method)
+        if (message_type is not None and attrs.has(message_type)
+                and "id" not in {a.name for a in attrs.fields(message_type)}):
+            return WireError(INVALID_REQUEST, f"invalid request: {method} is a notification; "
+                             "send it without an id", msg_id)
+        if method == types.INITIALIZE and self.initialize_seen:
+            return WireError(INVALID_REQUEST, "invalid request: the server is already "
+                             "initialized; initialize may be sent only once", msg_id)
+        if self._shutdown and method != types.EXIT:
+            code = InkErrorCode.SHUTTING_DOWN if method.startswith("ink/") else INVALID_REQUEST
+            return WireError(int(code), f"the server is shut down: {method} is refused; only "
+                             "exit is accepted", msg_id)
+        return None
+
+    def send_wire_error(self, error: WireError) -> None:
+        self._send_data({"jsonrpc": "2.0", "id": error.id,
+                         "error": {"code": error.code, "message": error.message}})
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
@@ -137,6 +167,7 @@ class InkProtocol(LanguageServerProtocol):
     def lsp_initialize(
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
+        self.initialize_seen = True
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = {
             "ink": {
@@ -148,7 +179,7 @@ class InkProtocol(LanguageServerProtocol):
         return result
 
 
-class InkServer(LanguageServer):
+class InkServer(StrictWire):
     """The ink-ls language server; `report_server_error` logs instead of messaging the user."""
 
     def report_server_error(self, error: Exception, source: Any) -> None:

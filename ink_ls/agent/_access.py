@@ -1,7 +1,7 @@
-"""Path-aware planning (spec §9, opt-in): which calls of a batch may overlap, from the paths
-each call declares through `Tool.access`.
+"""Path-aware planning (the agent's default, `AgentOptions.path_aware`): which calls of a batch
+may overlap, from the paths each call declares through `Tool.access`.
 
-Rules: two concurrency-safe calls never conflict (the flag's promise, as in the seed). A call
+Rules: two concurrency-safe calls never conflict (the flag's promise). A call
 involving a non-safe tool conflicts with another when either may touch anything (`access` is
 None) or one writes a path the other reads or writes (a directory covers everything below it).
 A non-safe call with no declared access is a barrier: nothing crosses it. Pure functions; this

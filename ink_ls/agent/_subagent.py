@@ -6,7 +6,9 @@ but `task` (no recursion, so nesting is one level deep), and follows the call's 
 Visibility: the runner bound to a task call (`SubagentRunners.for_call`) forwards the child's
 tool events and text deltas to the parent's event sink, tagged with
 `parent_tool_call_id=<task call id>`. The child's `message_end` and `run_end` are never
-forwarded (they would read as the parent's own end), and nothing is forwarded once the task
+forwarded (they would read as the parent's own end): each `message_end` becomes a `usage`
+event so the turn's token totals include the sub-agent's, and every child run's usage is
+added to the parent run's (`count_child_usage`). Nothing is forwarded once the task
 call is over for the parent (returned, or abandoned after the cancel grace period), so every
 forwarded event comes before the task's own `tool_settled`/`tool_end`.
 
@@ -35,8 +37,10 @@ from ink_ls.agent.events import (
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
+    UsageEvent,
 )
 from ink_ls.agent.gate import Gate, GateBlock, GateRequest
+from ink_ls.core.messages import Usage
 from ink_ls.core.signal import CancelController, CancelSignal
 from ink_ls.core.tool import FileWriter, SubagentRunner
 
@@ -53,6 +57,7 @@ class _ChildResult(Protocol):
     stop_reason: StopReason
     text: str
     error: str | None
+    usage: Usage
 
 
 class ChildAgent(Protocol):
@@ -75,6 +80,8 @@ class ParentAgent(Protocol):
     def on_event(self) -> EventSink: ...
 
     def child(self) -> ChildAgent: ...
+
+    def count_child_usage(self, usage: Usage) -> None: ...
 
 
 class SubagentError(Exception):
@@ -148,6 +155,7 @@ class SubagentRunners:
         finally:
             controller.detach()
             forwarder.closed = True
+        self._parent.count_child_usage(result.usage)
         if result.stop_reason == "aborted":
             raise SubagentError("the sub-agent was interrupted before it finished")
         if result.stop_reason == "error":
@@ -178,10 +186,13 @@ class _Forwarder:
     def __call__(self, event: AgentEvent) -> None:
         if self.closed or (self._owner is not None and self._owner.cancelling()):
             return
-        if isinstance(event, MessageEndEvent | RunEndEvent | CompactionEvent | InstructionsEvent):
-            return  # the parent's own; a child's context and instructions stay inside it
-        if isinstance(event, TextDeltaEvent):
-            tagged: AgentEvent = event.model_copy(update={"parent_tool_call_id": self._call_id})
+        if isinstance(event, RunEndEvent | UsageEvent | CompactionEvent | InstructionsEvent):
+            return  # a child has no task of its own; its context stays inside it
+        tagged: AgentEvent
+        if isinstance(event, MessageEndEvent):
+            tagged = UsageEvent(usage=event.message.usage, parent_tool_call_id=self._call_id)
+        elif isinstance(event, TextDeltaEvent):
+            tagged = event.model_copy(update={"parent_tool_call_id": self._call_id})
         else:
             tagged = event.model_copy(
                 update={

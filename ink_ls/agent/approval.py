@@ -117,6 +117,10 @@ class ApprovalGate:
             return GateBlock("policy", "approval mode is readonly: files are not changed")
         if not outside:
             return None
+        if self.mode == "readonly":  # nobody is asked: readonly never leaves the workspace
+            return GateBlock(
+                "policy", "approval mode is readonly: files outside the workspace are not read"
+            )
         verb = "change" if access.writes else "read"
         title = f"{tool.name}: {verb} outside the workspace: {', '.join(outside)}"
         return await self._ask(request, "outside_workspace", title, signal)

@@ -3,10 +3,11 @@
 The server turns them into `ink/session/update` and progress; `ink-ls run --json`
 prints them. Consumers get them through a plain synchronous callback.
 
-Events of a `task` call's sub-agent reach the parent's sink too (tool events and text deltas
-only, never its `message_end`/`run_end`): they carry `parent_tool_call_id` (the task call's
-id) and a namespaced `tool_call_id` `<task call id>/<child call id>`, so two sub-agents that
-both produce `call_1` never collide in a consumer. Top-level events have
+Events of a `task` call's sub-agent reach the parent's sink too (tool events, text deltas,
+and a `usage` event per model reply in place of its `message_end`; never its `run_end`): they
+carry `parent_tool_call_id` (the task call's id), and tool events a namespaced `tool_call_id`
+`<task call id>/<child call id>`, so two sub-agents that both produce `call_1` never collide
+in a consumer. Top-level events have
 `parent_tool_call_id=None`.
 """
 
@@ -122,10 +123,21 @@ class InstructionsEvent(BaseModel):
     """True when the 32 KiB cap cut what these files added."""
 
 
+class UsageEvent(BaseModel):
+    """The tokens of one model reply of a `task` call's sub-agent (forwarded in place of its
+    `message_end`, which would read as the parent's own message), so totals count them."""
+
+    type: Literal["usage"] = "usage"
+    usage: Usage
+    parent_tool_call_id: str
+    """The id of the task call whose sub-agent made the request."""
+
+
 class RunEndEvent(BaseModel):
     type: Literal["run_end"] = "run_end"
     stop_reason: StopReason
     usage: Usage
+    """Summed over the run's model replies, its sub-agents' included."""
     text: str = ""
     """The final assistant text of the run."""
     error: str | None = None
@@ -140,6 +152,7 @@ AgentEvent = Annotated[
     | MessageEndEvent
     | CompactionEvent
     | InstructionsEvent
+    | UsageEvent
     | RunEndEvent,
     Field(discriminator="type"),
 ]

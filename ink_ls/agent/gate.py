@@ -24,7 +24,8 @@ class GateRequest:
 
 @dataclass(frozen=True)
 class GateBlock:
-    """A refusal: becomes `Tool "<name>" blocked by <source>: <reason or "no reason given">`."""
+    """A refusal: becomes `Tool "<name>" blocked by <source>: <reason or "no reason given">`
+    (`Tool "<name>" was blocked: <reason>` when `source` is empty)."""
 
     source: str
     reason: str | None = None

@@ -1,4 +1,4 @@
-"""The agent loop (spec §6): user message → model (streamed) → tool batch → model … → done.
+"""The agent loop: user message → model (streamed) → tool batch → model … → done.
 
 It owns the history of one conversation and the invariant that every tool call in it has
 exactly one result, however a run ends. Tool scheduling lives in `scheduler`, one call's
@@ -57,15 +57,16 @@ class AgentOptions:
     """Model requests per run; calls of the last reply beyond it are not executed."""
     grace_seconds: float = 10.0
     max_parallel: int = 5
-    """The per-chunk window (spec §4)."""
+    """At most this many concurrency-safe calls of one chunk run at once (a sliding window)."""
     context_window: int | None = None
     """The model's window in tokens; None turns compaction off (token counts still flow)."""
     compact_threshold: float = 0.8
     """Compact before a request would fill this share of the window."""
     path_aware: bool = True
-    """Spec §9: calls on disjoint declared paths overlap (e.g. edits of two different files),
-    conflicting ones keep call order, and a call that may touch anything (bash) stays a
-    barrier. False gives the seed's behaviour: every non-safe call is a barrier."""
+    """On by default: calls on disjoint declared paths overlap (e.g. edits of two different
+    files), conflicting ones keep call order, and a call that may touch anything (bash) stays a
+    barrier. False plans by the concurrency flag alone: every call that is not concurrency-safe
+    is a barrier."""
 
 
 @dataclass
@@ -74,7 +75,7 @@ class RunResult:
     text: str
     """The final assistant text of this run."""
     usage: Usage
-    """Summed over the run's model calls."""
+    """Summed over the run's model calls, its sub-agents' included."""
     error: str | None = None
 
 
@@ -127,6 +128,7 @@ class Agent:
         )
         self._started = False
         self._running = False
+        self._child_usage = Usage()
 
     def _emit(self, event: AgentEvent) -> None:
         try:
@@ -155,6 +157,10 @@ class Agent:
         finally:
             self._running = False
 
+    def count_child_usage(self, usage: Usage) -> None:
+        """Add a sub-agent run's tokens to this run's total (`RunResult.usage`)."""
+        self._child_usage = self._child_usage.add(usage)
+
     def child(self) -> Agent:
         """A sub-agent: same model, gate, files, writer and budget; no `task`; fresh history."""
         return Agent(
@@ -175,6 +181,7 @@ class Agent:
         if self._running:
             raise RuntimeError("this agent is already running; one run at a time")
         self._running = True
+        self._child_usage = Usage()
         usage = Usage()
         text = ""
         try:
@@ -191,6 +198,7 @@ class Agent:
             stop, error = "error", f"internal error: {exc}"
         finally:
             self._running = False
+        usage = usage.add(self._child_usage)
         self._emit(RunEndEvent(stop_reason=stop, usage=usage, text=text, error=error))
         return RunResult(stop_reason=stop, text=text, usage=usage, error=error)
 

@@ -1,5 +1,6 @@
-"""The one-call pipeline (spec §3): look the tool up, decode and validate the arguments, ask the
-gate, execute, and turn every outcome into one `CallResult` shape with the issue's exact texts.
+"""The one-call pipeline: look the tool up, decode and validate the arguments, ask the gate,
+execute, and turn every outcome into one `CallResult` shape; each refusal and failure has one
+fixed text (the functions below), which the model reads and the tests pin.
 
 It runs one call; ordering, windows, budgets and grace belong to the scheduler, not here.
 """
@@ -78,7 +79,11 @@ def error_result(call: ToolCall, text: str) -> CallResult:
 
 
 def blocked_text(name: str, source: str, reason: str | None) -> str:
-    return f'Tool "{name}" blocked by {source}: {reason or "no reason given"}'
+    """`Tool "<name>" blocked by <source>: <reason>`; without a source, `Tool "<name>" was
+    blocked: <reason>` (a gate may refuse without naming itself)."""
+    why = (reason or "").strip() or "no reason given"
+    who = source.strip()
+    return f'Tool "{name}" blocked by {who}: {why}' if who else f'Tool "{name}" was blocked: {why}'
 
 
 def interrupted_result(call: ToolCall) -> CallResult:

@@ -1,4 +1,4 @@
-"""The batch scheduler (spec §4–5): runs the tool calls of one assistant reply.
+"""The batch scheduler: runs the tool calls of one assistant reply, and their cancellation.
 
 Serial calls run one at a time in call order and are barriers; consecutive concurrency-safe
 calls form a chunk that is validated and gated in call order, then runs in a sliding window
@@ -64,7 +64,9 @@ class BatchEnv:
     budget: ConcurrencyBudget | None = None
     """The process-wide budget; None means only the per-chunk window limits concurrency."""
     path_aware: bool = False
-    """Spec §9 (opt-in): calls with declared, disjoint paths overlap even if not safe."""
+    """Calls with declared, disjoint paths overlap even if not safe. The agent always sets it
+    from `AgentOptions.path_aware`, which is True by default; False here keeps a bare
+    `BatchEnv` (as tests build it) on flag-only planning."""
 
 
 def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
@@ -344,7 +346,7 @@ class _Batch:
             self._in_window -= 1
             self._set(i, result)
             log.warning("tool call %s (%s) abandoned after the grace period", call.id, call.name)
-            slot.task.cancel()  # beyond the seed: also try to stop the abandoned work
+            slot.task.cancel()  # its result is dropped; still try to stop the abandoned work
             self._one_done()
 
 

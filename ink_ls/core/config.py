@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from ink_ls.core import hidden_env
+
 ApprovalMode = Literal["ask", "auto", "readonly"]
 
 DEFAULT_BASE_URL = "http://localhost:11434/v1"
@@ -84,7 +86,7 @@ class ModelSettings(BaseModel):
         """
         if self.api_key is not None and self.api_key.get_secret_value():
             return self.api_key.get_secret_value()
-        source = os.environ if env is None else env
+        source = hidden_env.environ() if env is None else env
         for name in self.secret_env_names():
             value = source.get(name, "").strip()
             if value:
@@ -100,7 +102,7 @@ class ModelSettings(BaseModel):
         INK_COMPACT_THRESHOLD (0.2-0.95). Overrides that are `None`
         are ignored. Raises `ConfigError` naming the variable or option that is invalid.
         """
-        source = os.environ if env is None else env
+        source = hidden_env.environ() if env is None else env
 
         def get(*names: str) -> str | None:
             for name in names:

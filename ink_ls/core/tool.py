@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ink_ls.core.fileio import atomic_write_text
 from ink_ls.core.messages import ContentBlock
 from ink_ls.core.signal import CancelSignal
 
@@ -118,7 +119,11 @@ class DiskFiles:
 
 
 class DiskWriter:
-    """The default FileWriter: writes to disk at once (creating parents), no approval."""
+    """The default FileWriter: writes to disk at once (creating parents), no approval.
+
+    Atomic and link-safe (`core.fileio.atomic_write_text`): a failed write leaves the file
+    as it was and raises `OSError` with a sentence for the model.
+    """
 
     async def write_text(
         self,
@@ -130,9 +135,7 @@ class DiskWriter:
         tool_call_id: str,
         signal: CancelSignal,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write(new_text)
+        atomic_write_text(path, new_text)
 
 
 SubagentRunner = Callable[[str, CancelSignal], Awaitable[str]]
@@ -152,7 +155,8 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class Access:
-    """The paths one call reads and writes (absolute), for path-aware scheduling (spec §9)."""
+    """The paths one call reads and writes (absolute), for path-aware scheduling (the agent's
+    default): calls whose paths do not conflict may overlap."""
 
     reads: frozenset[Path] = frozenset()
     writes: frozenset[Path] = frozenset()

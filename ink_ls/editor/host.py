@@ -7,7 +7,6 @@ the three cancel channels on one cancel per turn. It knows no pygls and no JSON-
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,9 +45,10 @@ from ink_ls.protocol.models import (
     SessionPromptResult,
     ToolInfo,
     ToolsResult,
+    WarningUpdate,
     WireStopReason,
 )
-from ink_ls.sessions.store import SessionStore
+from ink_ls.sessions.store import Session, SessionStore, unsaved_message
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,22 @@ WIRE_STOPS: dict[StopReason, WireStopReason] = {
     "error": "error",
 }
 """The agent's stop reasons and the wire's, one to one."""
+
+
+def _warn_unsaved(stored: Session | None, reporter: TurnReporter) -> None:
+    """Warn now if the session is not saved, and whenever saving starts failing."""
+    if stored is None:
+        return
+
+    def on_save(session: Session, reason: str | None) -> None:
+        if reason is not None:
+            reporter.send(WarningUpdate(message=unsaved_message(session.id, reason)))
+
+    stored.on_save = on_save
+    before = stored.save_error
+    stored.save()  # what an earlier turn could not write goes out now if it can
+    if before is not None and stored.save_error is not None:  # still failing: say it again
+        on_save(stored, stored.save_error)
 
 
 @dataclass
@@ -89,12 +105,30 @@ class Host:
         self.cwd = cwd
         self.documents = documents
         self.features = features
-        self.settings = settings
         self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
-        self._tokens = itertools.count(1)
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
+        self._closing_models: set[asyncio.Task[None]] = set()
+        self._settings = settings
+
+    @property
+    def settings(self) -> InkSettings:
+        """The settings new turns use (a running turn keeps those it started with)."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: InkSettings) -> None:
+        """New settings; the client of replaced model settings closes now if no turn uses it
+        (else when the last turn using it ends: `release_model`)."""
+        self._settings = settings
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (never the case in the server): closed at a turn's end
+            return
+        task = loop.create_task(self.close_models(keep=settings.model))
+        self._closing_models.add(task)
+        task.add_done_callback(self._closing_models.discard)
 
     async def close_models(self, *, keep: ModelSettings | None = None) -> None:
         """Close the model clients no turn uses (all of them but `keep`'s)."""
@@ -194,7 +228,10 @@ class Host:
             return given
         if not self.features.work_done_progress:
             return None
-        token = f"ink-{session.session_id}-{turn_id}-{next(self._tokens)}"
+        # `ink-<sessionId>-<turnId>` (protocol.md): unique among running turns, as LSP asks of
+        # a progress token, since a session runs one turn at a time; and a client can tell
+        # the turn from the token alone.
+        token = f"ink-{session.session_id}-{turn_id}"
         try:
             await self.client.request(PROGRESS_CREATE, lsp.create_progress_params(token))
         except Exception as exc:  # the client refused: run without progress
@@ -252,6 +289,7 @@ class Host:
             )
             factory = self.deps.factory
             model = factory.acquire_model(settings.model)
+            _warn_unsaved(session.stored, reporter)
             try:
                 agent = await self._agent(session, reporter, gate, writer, model)
                 result = await agent.run(prompt, turn.controller.signal)
@@ -262,6 +300,9 @@ class Host:
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")
             stop, error = "error", f"internal error: {exc}"
+        finally:
+            if session.stored is not None:
+                session.stored.on_save = None  # the next turn reports to its own reporter
         if stop != "error":
             error = None
         session.usage = reporter.session_usage

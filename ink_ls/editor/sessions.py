@@ -7,7 +7,6 @@ It keeps the bookkeeping only; running a turn is the host's job.
 from __future__ import annotations
 
 import asyncio
-import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +17,7 @@ from ink_ls.core.messages import Message, Usage
 from ink_ls.core.signal import CancelController
 from ink_ls.protocol.errors import session_not_found
 from ink_ls.protocol.models import SessionInfo
-from ink_ls.sessions.store import Session, SessionError, SessionStore
+from ink_ls.sessions.store import Session, SessionError, SessionStore, new_session_id
 
 TITLE_CHARS = 80
 
@@ -93,7 +92,7 @@ class SessionBook:
         if stored is not None:
             session_id = stored.id
         else:
-            session_id = f"s-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+            session_id = new_session_id()
         created = now()
         session = LiveSession(session_id, title_of(prompt), created, created, stored=stored)
         self.live[session_id] = session

@@ -56,6 +56,8 @@ def _parse_model(
         else:
             wanted[name] = value
     values: dict[str, Any] = {name: getattr(base, name) for name in ModelSettings.model_fields}
+    if wanted.get("api_key_env") and "api_key" not in wanted:
+        values["api_key"] = None  # a named key variable beats INK_API_KEY (as for `run`)
     for _ in range(len(wanted) + 1):
         try:
             return ModelSettings.model_validate({**values, **wanted})

@@ -24,6 +24,7 @@ from ink_ls.agent.events import (
     ToolRunningEvent,
     ToolSettledEvent,
     ToolStartEvent,
+    UsageEvent,
 )
 from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
@@ -76,7 +77,6 @@ class TurnReporter:
         """The session's tokens before this turn, plus the turn's as it goes."""
         self._context: tuple[int | None, int | None] = (None, None)
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
-        """The stop reason of the last assistant message (`max_tokens` maps to the wire)."""
 
     def send(self, update: SessionUpdateBody) -> None:
         params = SessionUpdateParams(
@@ -175,6 +175,8 @@ class TurnReporter:
             self._compaction(event)
         elif isinstance(event, InstructionsEvent):
             self.send(InstructionsLoadedUpdate(paths=event.paths, truncated=event.truncated))
+        elif isinstance(event, UsageEvent):  # a sub-agent's reply: in the turn's totals too
+            self._count(event.usage)
         elif isinstance(event, RunEndEvent):
             pass  # the turn's end is reported by `end()`, after the run returns
 

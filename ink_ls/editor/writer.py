@@ -10,7 +10,6 @@ stale; a file not open is written to disk directly. Under `readonly` it refuses.
 from __future__ import annotations
 
 import difflib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from ink_ls.agent.approval import (
     WaitInterruptedError,
     wait_answer,
 )
+from ink_ls.core.fileio import atomic_write_text
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures, EditorClient
@@ -44,11 +44,7 @@ def _read_disk(path: Path) -> str | None:
 
 
 def _write_disk(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.ink-tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    atomic_write_text(path, text)  # the one link-safe, atomic writer of every front end
 
 
 def change_summary(old: str | None, new: str) -> str:

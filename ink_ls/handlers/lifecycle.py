@@ -11,6 +11,7 @@ from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
 
+from ink_ls.core.hidden_env import hide_env
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import uri_to_path
 from ink_ls.editor.host import Host
@@ -69,6 +70,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         state.documents.encoding = str(getattr(encoding, "value", encoding))
         settings, problems = parse_settings(_ink_section(params.initialization_options))
         warn_settings(client, problems)
+        hide_env(settings.model.secret_env_names())  # out of reach of commands from now on
         state.host = Host(
             client,
             state.deps,
@@ -86,6 +88,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
         settings: InkSettings
         settings, problems = parse_settings(raw, base=state.host.settings)
         warn_settings(client, problems)
+        hide_env(settings.model.secret_env_names())
         state.host.settings = settings
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

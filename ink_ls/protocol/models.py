@@ -265,6 +265,14 @@ class ErrorUpdate(WireModel):
     message: str
 
 
+class WarningUpdate(WireModel):
+    """Something the user should know that does not stop the turn (the session cannot be
+    saved)."""
+
+    session_update: Literal["warning"] = "warning"
+    message: str
+
+
 class TurnEndUpdate(WireModel):
     session_update: Literal["turn_end"] = "turn_end"
     stop_reason: WireStopReason
@@ -278,6 +286,7 @@ SessionUpdateBody = Annotated[
     | CompactionUpdate
     | InstructionsLoadedUpdate
     | ErrorUpdate
+    | WarningUpdate
     | TurnEndUpdate,
     Field(discriminator="session_update"),
 ]

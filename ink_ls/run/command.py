@@ -1,8 +1,8 @@
 """`ink-ls run` and `ink-ls sessions`: argument parsing, the run itself, exit statuses.
 
 Exit status: 0 completed, 1 failed (reason on stderr), 2 bad usage or configuration,
-3 stopped at the turn limit, 4 the last answer was cut at the output-token limit, 130 cancelled
-with Ctrl-C.
+3 stopped at the turn limit, 4 the last answer was cut at the output-token limit, 5 the run
+ended but its session could not be saved (reason on stderr), 130 cancelled with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -30,11 +30,12 @@ from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
-from ink_ls.sessions.store import Session, SessionError, SessionStore
+from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
     0, 1, 2, 3, 4, 130
 )
+EXIT_NOT_SAVED = 5
 
 
 def add_run_parser(sub: Any) -> argparse.ArgumentParser:
@@ -275,11 +276,34 @@ def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
     return EXIT_FAILED
 
 
+def _watch_saving(session: Session, err: Console) -> None:
+    """Warn on stderr when the session cannot be saved (now, and whenever it starts failing)."""
+    def on_save(session: Session, reason: str | None) -> None:
+        if reason is not None:
+            err.print(f"ink-ls run: warning: {unsaved_message(session.id, reason)}",
+                      style="yellow", markup=False)
+
+    session.on_save = on_save
+    if session.save_error is not None:
+        on_save(session, session.save_error)
+
+
+def _saved(session: Session, err: Console, code: int) -> int:
+    """A last try to save; a run that could not save its session does not exit 0."""
+    if session.save():
+        return code
+    err.print(f"ink-ls run: session {session.id} was not saved: {session.save_error}",
+              markup=False)
+    return EXIT_NOT_SAVED if code == EXIT_OK else code
+
+
 def run_main(args: argparse.Namespace) -> int:
     """`ink-ls run`: returns the exit status."""
     err = _stderr()
     setup = _prepare(args, err)
     if setup is None:
         return EXIT_USAGE
-    return asyncio.run(_run(setup, json_mode=args.json, max_turns=args.max_turns,
+    _watch_saving(setup.session, err)
+    code = asyncio.run(_run(setup, json_mode=args.json, max_turns=args.max_turns,
                             compact=args.compact))
+    return _saved(setup.session, err, code)

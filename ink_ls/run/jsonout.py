@@ -2,7 +2,8 @@
 
 The run-end line also carries `session_id`, so a script can continue the session. Events of a
 `task` call's sub-agent carry `parent_tool_call_id` (the task call's id) and namespaced
-`tool_call_id`s `<task id>/<sub-agent call id>`; the key is left out of top-level events.
+`tool_call_id`s `<task id>/<sub-agent call id>`; the key is left out of top-level events. A
+sub-agent's model replies appear as `usage` events (tokens only), never as `message_end`.
 """
 
 from __future__ import annotations

@@ -7,14 +7,21 @@ full history; `Session.messages` is the conversation as it continues (compaction
 Each record is one line written at once, so a process killed mid-compaction leaves the file as
 it was before it. Loading repairs what a killed process leaves behind (a torn last line, tool
 calls without results) so the next model request is valid. Knows nothing about the loop.
+
+A store that cannot be written (read-only, disk full) never loses history silently: lines not
+yet written wait in memory and go out with the next write that succeeds (a failed write is
+cut back, so no line is torn or doubled), and the session's `on_save` listener hears when
+saving fails and when it works again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,8 +81,15 @@ def validate_session_id(session_id: str) -> str:
 
 
 def new_session_id() -> str:
-    """A fresh, sortable id such as `s-20261129-220501-3f2a`."""
-    return f"s-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    """A fresh, sortable id such as `s-20261129-220501-3f2a9c01d4e7` (48 random bits: no
+    collision in bursts of thousands per second)."""
+    return f"s-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(6)}"
+
+
+def unsaved_message(session_id: str, reason: str) -> str:
+    """What the user reads when a session cannot be saved."""
+    return (f"session {session_id} could not be saved: {reason}; its history is kept in "
+            "memory and saved as soon as the store can be written again")
 
 
 def _now() -> str:
@@ -110,8 +124,13 @@ class SessionInfo:
     compactions: int = 0
 
 
+SaveListener = Callable[["Session", "str | None"], None]
+"""Told `(session, reason)` when saving starts failing, `(session, None)` when it works again."""
+
+
 class Session:
-    """One session's history. `append` persists a message before it returns.
+    """One session's history. `append` records a message and saves it before it returns
+    when the store can be written (else it is kept and saved later; see `save_error`).
 
     `append` also adds the message to `messages`; give an agent a copy
     (`list(session.messages)`) as its starting history so nothing is counted twice.
@@ -119,7 +138,8 @@ class Session:
 
     def __init__(
         self, session_id: str, path: Path, messages: list[Message], *,
-        created_at: datetime, cwd: str | None, title: str = "", totals: Usage | None = None,
+        created_at: datetime, cwd: str | None, unsaved_header: str | None = None,
+        save_error: str | None = None, title: str = "", totals: Usage | None = None,
         compactions: int = 0,
     ) -> None:
         self.id = session_id
@@ -132,30 +152,77 @@ class Session:
         self.totals = totals if totals is not None else Usage()
         """Tokens of every reply and summary in the file (the whole history)."""
         self.compactions = compactions
-
-    def _write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(line)
+        self._header = unsaved_header
+        self._pending: list[str] = []
+        self.save_error = save_error
+        """Why the last save failed (history waits in memory), or None when all is saved."""
+        self.on_save: SaveListener | None = None
 
     def append(self, message: Message) -> None:
-        """Write `message` as one JSONL line (flushed and closed before returning)."""
-        self._write({"type": "message", "at": _now(),
-                     "message": message.model_dump(mode="json", by_alias=True)})
+        """Add `message` and write it as one JSONL line (with any lines still waiting)."""
+        record = {"type": "message", "at": _now(),
+                  "message": message.model_dump(mode="json", by_alias=True)}
+        self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         self.messages.append(message)
         if isinstance(message, AssistantMessage):
             self.totals = self.totals.add(message.usage)
         if not self._title and isinstance(message, UserMessage):
             self._title = title_of(text_of(message.content))
+        self.save()
 
     def record_compaction(self, compaction: Compaction) -> None:
         """Write the compaction as one line; `messages` continues from its summary."""
-        usage = compaction.usage.model_dump()
-        self._write({"type": "compaction", "at": _now(), **describe(compaction),
-                     "usage": usage})
+        record = {"type": "compaction", "at": _now(), **describe(compaction),
+                  "usage": compaction.usage.model_dump()}
+        self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         self.messages[:] = compacted_view(self.messages, compaction.summary, compaction.kept)
         self.totals = self.totals.add(compaction.usage)
         self.compactions += 1
+        self.save()
+
+    @property
+    def unsaved(self) -> int:
+        """Messages recorded but not yet written."""
+        return len(self._pending)
+
+    def save(self, *, creating: bool = False) -> bool:
+        """Write what waits in memory; True when everything is saved. Never raises OSError
+        (but `FileExistsError` when `creating` and the id is taken)."""
+        if not self._pending and self._header is None:
+            return self._saved(None)
+        data = "".join(([self._header] if self._header is not None else []) + self._pending)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # the header goes first, to a file that must not exist yet (ids never collide)
+            with open(self.path, "x" if self._header is not None else "a",
+                      encoding="utf-8") as fh:
+                size = fh.tell()
+                try:
+                    fh.write(data)
+                    fh.flush()
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        if self._header is not None:  # we created it: leave no empty file
+                            self.path.unlink()
+                        else:
+                            fh.truncate(size)  # never a torn or doubled line on the next try
+                    raise
+        except FileExistsError:
+            if creating:
+                raise
+            return self._saved(f"another session file took this id meanwhile ({self.path})")
+        except OSError as exc:
+            return self._saved(f"{exc.strerror or exc} ({self.path})")
+        self._header = None
+        self._pending.clear()
+        return self._saved(None)
+
+    def _saved(self, error: str | None) -> bool:
+        changed = (error is None) != (self.save_error is None)
+        self.save_error = error
+        if changed and self.on_save is not None:
+            self.on_save(self, error)
+        return error is None
 
     @property
     def title(self) -> str:
@@ -175,22 +242,23 @@ class SessionStore:
         return self._path(session_id).is_file()
 
     def create(self, session_id: str | None = None, *, cwd: Path | None = None) -> Session:
-        """A new, empty session (its file holds only the header). `SessionExistsError` if
-        the id is taken."""
+        """A new, empty session (its file holds only the header, created exclusively).
+        `SessionExistsError` if the id is taken. When the store cannot be written the
+        session lives in memory with `save_error` set, and is saved when possible."""
         sid = session_id if session_id is not None else new_session_id()
         path = self._path(sid)
-        self.root.mkdir(parents=True, exist_ok=True)
         cwd_text = str(cwd) if cwd is not None else None
         created = _now()
         header = {"type": "session", "version": FORMAT_VERSION, "id": sid, "created": created,
                   "cwd": cwd_text}
+        session = Session(sid, path, [], created_at=_parse_time(created, datetime.now(UTC)),
+                          cwd=cwd_text, unsaved_header=json.dumps(header, ensure_ascii=False)
+                          + "\n")
         try:
-            with open(path, "x", encoding="utf-8") as fh:
-                fh.write(json.dumps(header, ensure_ascii=False) + "\n")
+            session.save(creating=True)
         except FileExistsError:
             raise SessionExistsError(f'a session named "{sid}" already exists') from None
-        return Session(sid, path, [], created_at=_parse_time(created, datetime.now(UTC)),
-                       cwd=cwd_text)
+        return session
 
     def open(self, session_id: str) -> Session:
         """Load a stored session, repairing a torn last line and closing dangling tool calls
@@ -207,8 +275,11 @@ class SessionStore:
             keep = raw.rfind(b"\n") + 1
             log.warning("session %s: dropping a partial last line (%d bytes)",
                         session_id, len(raw) - keep)
-            with open(path, "r+b") as fh:
-                fh.truncate(keep)
+            try:
+                with open(path, "r+b") as fh:
+                    fh.truncate(keep)
+            except OSError as exc:  # a read-only store: loading still works
+                log.warning("session %s: could not drop the partial line: %s", session_id, exc)
             raw = raw[:keep]
         header: dict[str, Any] = {}
         messages: list[Message] = []

@@ -3,22 +3,95 @@
 Each stream keeps a rolling 256 KiB tail in memory and its first 10 MiB in an anonymous spool
 file, and counts every byte and line. Must not: hold more than that per stream, decide "was
 it cut" from buffer sizes instead of totals, or name a log file that was not fully written.
+
+Full-output logs live in one directory per process, `$TMPDIR/ink-ls-<pid>-<random>/` (mode
+0700), removed when the process exits (normally or on SIGTERM/SIGINT/SIGHUP); the directories
+of processes that died without cleaning up (`kill -9`) are removed by the next ink-ls process
+that writes a log. At most `MAX_LOGS` logs are kept per process: the oldest go first.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import secrets
 import shutil
 import tempfile
+import threading
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO
 
 TAIL_BYTES = 256 * 1024
 LOG_BYTES = 10 * 1024 * 1024
 MAX_LINES = 500
 MAX_BYTES = 50 * 1024
+MAX_LOGS = 100
+"""Full-output logs kept per process in the default log directory; older ones are deleted."""
+LOG_DIR_PREFIX = "ink-ls-"
+
+_log_dir_lock = threading.Lock()
+_log_dir: Path | None = None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: alive
+    return True
+
+
+def _remove_stale_dirs(parent: Path) -> None:
+    """Remove the log directories of ink-ls processes that are gone (killed with -9)."""
+    with contextlib.suppress(OSError):
+        for entry in parent.iterdir():
+            name = entry.name
+            if not name.startswith(LOG_DIR_PREFIX):
+                continue
+            pid_text = name[len(LOG_DIR_PREFIX):].split("-", 1)[0]
+            if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir() and not entry.is_symlink() and entry.stat().st_uid == os.getuid():
+                    shutil.rmtree(entry, ignore_errors=True)
+
+
+def process_log_dir() -> Path:
+    """This process's log directory (created on first use, 0700, removed at exit)."""
+    global _log_dir
+    with _log_dir_lock:
+        if _log_dir is not None and _log_dir.is_dir():
+            return _log_dir
+        parent = Path(tempfile.gettempdir())
+        _remove_stale_dirs(parent)
+        path = parent / f"{LOG_DIR_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        path.mkdir(mode=0o700)
+        if _log_dir is None:
+            atexit.register(remove_log_dir)
+        _log_dir = path
+        return path
+
+
+def remove_log_dir() -> None:
+    """Delete this process's log directory and every log in it (at exit)."""
+    global _log_dir
+    path, _log_dir = _log_dir, None
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _cap_logs(directory: Path, keep: int) -> None:
+    """Keep the `keep` newest `ink-output-*.log` files of `directory`."""
+    with contextlib.suppress(OSError):
+        logs = sorted(directory.glob("ink-output-*.log"), key=lambda p: p.stat().st_mtime_ns)
+        for old in logs[: max(len(logs) - keep, 0)]:
+            with contextlib.suppress(OSError):
+                old.unlink()
 
 
 def _skip_continuation(data: bytes | bytearray, start: int) -> int:
@@ -124,37 +197,36 @@ class StreamCapture:
             self._spool = None
 
     def preview(self) -> Preview:
-        """The last lines that fit in 500 lines and 50 KiB; cut decided from the totals."""
+        """The last lines that fit in 500 lines and 50 KiB; cut decided from the totals.
+
+        The 50 KiB are counted after decoding: every invalid byte becomes U+FFFD (three bytes
+        in UTF-8), so binary output is measured as the model will get it.
+        """
         tail = self._tail
         total = self.total_lines
-        if total <= MAX_LINES and self.total_bytes <= MAX_BYTES:
-            return Preview(_decode(tail, 0, _content_end(tail)), 1, total, total, None, False)
-        end = len(tail)
-        pos = _content_end(tail)
-        start, taken = end, 0
-        while taken < MAX_LINES:
-            nl = tail.rfind(b"\n", 0, pos)
-            if end - (nl + 1) > MAX_BYTES or (nl < 0 and len(tail) < self.total_bytes):
+        whole = len(tail) == self.total_bytes  # nothing was dropped from the front
+        lines = tail[: _content_end(tail)].decode("utf-8", errors="replace").split("\n")
+        # A tail that lost its front starts inside a line: that line is never shown whole.
+        candidates = lines if whole else lines[1:]
+        size, taken = 0, 0
+        for line in reversed(candidates):
+            add = len(line.encode("utf-8")) + (1 if taken else 0)
+            if taken == MAX_LINES or size + add > MAX_BYTES:
                 break
-            start, taken = nl + 1, taken + 1
-            if nl < 0:
-                break
-            pos = nl
+            size, taken = size + add, taken + 1
+        if whole and taken == len(lines):
+            return Preview("\n".join(lines), 1, total, total, None, False)
         if taken == 0:  # the last line alone is over the byte limit: its last 50 KiB
-            start = _skip_continuation(tail, max(end - MAX_BYTES, 0))
-            text = _decode(tail, start, _content_end(tail))
-            return Preview(text, total, total, total, "bytes", True)
+            last = lines[-1].encode("utf-8")
+            start = _skip_continuation(last, max(len(last) - MAX_BYTES, 0))
+            return Preview(last[start:].decode("utf-8"), total, total, total, "bytes", True)
         cut_by = "lines" if taken == MAX_LINES else "bytes"
-        first = total - taken + 1
-        return Preview(_decode(tail, start, _content_end(tail)), first, total, total, cut_by, False)
+        text = "\n".join(lines[len(lines) - taken :])
+        return Preview(text, total - taken + 1, total, total, cut_by, False)
 
 
 def _content_end(tail: bytearray) -> int:
     return len(tail) - 1 if tail.endswith(b"\n") else len(tail)
-
-
-def _decode(tail: bytearray, start: int, end: int) -> str:
-    return tail[start:end].decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True)
@@ -186,12 +258,19 @@ def write_log(
     footer: str | None,
     directory: str | None = None,
 ) -> SavedLog:
-    """Write `ink-output-<uuid>.log` (created exclusively, closed before returning).
+    """Write `ink-output-<uuid>.log` (created exclusively, closed before returning) in
+    `directory`, by default this process's log directory (see the module doc).
 
     Layout: `$ <command>`, then `[stdout]` / `[stderr]` with each saved head, a marker after a
     stream whose copy is incomplete, and `footer` (e.g. the interruption) last.
     """
-    directory = directory or tempfile.gettempdir()
+    if directory is None:
+        try:
+            default = process_log_dir()
+        except OSError as exc:
+            return SavedLog(None, {}, frozenset(), exc.strerror or str(exc))
+        _cap_logs(default, MAX_LOGS - 1)
+        directory = str(default)
     path = os.path.join(directory, f"ink-output-{uuid.uuid4()}.log")
     first_line: dict[str, int] = {}
     incomplete: set[str] = set()

@@ -3,6 +3,11 @@
 The server makes itself a child subreaper, so descendants that leave the group (`setsid`,
 double fork) are re-parented to us and stay findable through /proc. Must not: signal pid <= 1,
 our own process or group, or reap a process it has not identified as part of a tracked call.
+
+An exit signal (SIGTERM/SIGINT/SIGHUP) that lands while `spawn` is between fork and `track`
+would kill what is tracked and miss the new child: the handler defers itself until the child
+is tracked, then runs. A `kill -9` runs no handler at all: the watchdog (`_watchdog`) kills
+every process carrying this process's tag prefix once we are gone.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+from ink_ls.tools import _output
 from ink_ls.tools._procfs import (
     ProcInfo,
     enable_subreaper,
@@ -31,6 +37,7 @@ from ink_ls.tools._procfs import (
     snapshot,
     subreaper_enabled,
 )
+from ink_ls.tools._watchdog import start_watchdog
 
 TAG_VAR = "INK_PROCESS_TAG"
 """Environment variable carrying a per-call tag; escapees keep it, so we recognise them."""
@@ -38,9 +45,17 @@ TAG_VAR = "INK_PROCESS_TAG"
 _F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1 << 20
 
+TAG_PREFIX = uuid.uuid4().hex[:12]
+"""Every tag of this process starts with it (`<prefix>-<call>`): the watchdog's key."""
+
 _lock = threading.RLock()
 _tracked: dict[int, ProcessTree] = {}
 _cleanup_installed = False
+_spawning: dict[int, int] = {}
+"""Thread id → spawns in progress (between fork and `track`)."""
+_spawn_done = threading.Condition(_lock)
+_deferred: list[tuple[object, int]] = []
+"""Exit signals that landed during a spawn in the main thread, run once it is tracked."""
 
 
 class ProcessTree:
@@ -316,7 +331,20 @@ def kill_all_tracked(grace: float = 0.5) -> KillReport:
 
 
 def _on_exit_signal(previous: object, signum: int, frame: FrameType | None) -> None:
+    me = threading.get_ident()
+    with _lock:
+        if _spawning.get(me):
+            # we interrupted `spawn` in this very thread: its child is not tracked yet
+            _deferred.append((previous, signum))
+            return
+        # a spawn in another thread: let it track its child first (never for long)
+        _spawn_done.wait_for(lambda: not any(_spawning.values()), timeout=5.0)
+    _exit_now(previous, signum, frame)
+
+
+def _exit_now(previous: object, signum: int, frame: FrameType | None) -> None:
     kill_all_tracked()
+    _output.remove_log_dir()
     if callable(previous):
         previous(signum, frame)
     elif previous != signal.SIG_IGN:
@@ -324,8 +352,9 @@ def _on_exit_signal(previous: object, signum: int, frame: FrameType | None) -> N
         os.kill(os.getpid(), signum)  # die of the same signal, as without us
 
 
-def install_exit_cleanup() -> None:
-    """Kill all tracked processes at interpreter exit and on SIGTERM/SIGINT/SIGHUP.
+def install_exit_cleanup(*, watchdog: bool = True) -> None:
+    """Kill all tracked processes at interpreter exit and on SIGTERM/SIGINT/SIGHUP, and
+    (`watchdog`) start the helper that kills them after a `kill -9` of this process.
 
     Previous Python handlers still run afterwards. A handler installed later (e.g. with
     `loop.add_signal_handler`) replaces ours: it must then call `kill_all_tracked()` itself.
@@ -335,6 +364,8 @@ def install_exit_cleanup() -> None:
         return
     _cleanup_installed = True
     enable_subreaper()
+    if watchdog:
+        start_watchdog(TAG_PREFIX)
     atexit.register(kill_all_tracked)
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -350,19 +381,34 @@ def spawn(
     """
     enable_subreaper()
     prune_tracked()
-    tag = uuid.uuid4().hex
-    proc = subprocess.Popen(
-        ["/bin/bash", "-c", command],
-        cwd=str(cwd),
-        env={**env, TAG_VAR: tag},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        close_fds=True,
-    )
-    tree = ProcessTree(proc.pid, tag)
-    track(tree)
+    tag = f"{TAG_PREFIX}-{uuid.uuid4().hex}"
+    me = threading.get_ident()
+    with _lock:
+        _spawning[me] = _spawning.get(me, 0) + 1
+    try:
+        proc = subprocess.Popen(
+            ["/bin/bash", "-c", command],
+            cwd=str(cwd),
+            env={**env, TAG_VAR: tag},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
+        tree = ProcessTree(proc.pid, tag)
+        track(tree)
+    finally:
+        with _lock:
+            _spawning[me] -= 1
+            if not _spawning[me]:
+                del _spawning[me]
+            _spawn_done.notify_all()
+            deferred = list(_deferred) if not _spawning.get(me) else []
+            if deferred:
+                _deferred.clear()
+        for previous, signum in deferred[:1]:  # the child is tracked now: exit as asked
+            _exit_now(previous, signum, None)
     for pipe in (proc.stdout, proc.stderr):
         assert pipe is not None
         fd = pipe.fileno()

@@ -40,13 +40,19 @@ def shorten_line(text: str, max_chars: int) -> str:
 
 
 def format_size(n: int) -> str:
-    """A byte count for people: `512B`, `50KB`, `1.5MB`."""
+    """A byte count for people: `512B`, `50KB`, `78.1KB`, `1.5MB`, to the nearest tenth.
+
+    Only an exact size prints as a whole number: a size next to it steps one tenth off, so a
+    51,201-byte line never reads as the 50KB limit it exceeds (`50.1KB`, not `50.0KB`).
+    """
     if n < 1024:
         return f"{n}B"
-    if n < 1024 * 1024:
-        kb = n / 1024
-        return f"{kb:.0f}KB" if kb == int(kb) else f"{kb:.1f}KB"
-    return f"{n / (1024 * 1024):.1f}MB"
+    unit, scale = ("KB", 1024) if n < 1024 * 1024 else ("MB", 1024 * 1024)
+    tenths = (n * 10 + scale // 2) // scale
+    if tenths % 10 == 0 and n * 10 != tenths * scale:
+        tenths += 1 if n * 10 > tenths * scale else -1
+    whole, tenth = divmod(tenths, 10)
+    return f"{whole}{unit}" if tenth == 0 else f"{whole}.{tenth}{unit}"
 
 
 @dataclass

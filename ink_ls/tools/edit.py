@@ -16,7 +16,7 @@ from ink_ls.core.signal import CancelledError, CancelSignal
 from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
-from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._textfile import TextFile, TextFileError, load
 from ink_ls.tools.diffs import closest_region, numbered
 
@@ -131,7 +131,7 @@ class EditTool(Tool[EditParams]):
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"edit {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
     def access(self, args: EditParams, cwd: Path) -> Access:
-        return Access(writes=frozenset({real(args.path, cwd)}))
+        return Access(writes=frozenset({located_real(args.path, cwd)}))
 
     async def execute(
         self, args: EditParams, signal: CancelSignal, context: ToolContext
@@ -139,7 +139,18 @@ class EditTool(Tool[EditParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to edit.", is_error=True)
-        path = resolve(shown, context.cwd)
+        try:
+            located = locate(
+                shown, context.cwd, is_open=lambda p: context.files.open_document(p) is not None
+            )
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._edit(args, located.path, signal, context), located.note)
+
+    async def _edit(
+        self, args: EditParams, path: Path, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        shown = args.path
         try:
             async with file_lock(path, signal):
                 try:

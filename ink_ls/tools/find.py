@@ -1,6 +1,7 @@
 """The find tool: file names matching a glob, via `rg --files` (.gitignore respected), capped.
 
-Paths are streamed from rg; only the shown ones are kept, the rest are only counted.
+The glob is matched by rg, and what ignore rules skip is left out even when the glob names it
+(see `unignored_glob_files`); only the shown paths are formatted, the rest are only counted.
 It never reads file contents or changes anything.
 """
 
@@ -15,8 +16,9 @@ from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, text_arg
-from ink_ls.tools._paths import real, relative_for_display, resolve
-from ink_ls.tools._rg import RgNotFoundError, run_rg
+from ink_ls.tools._paths import relative_for_display
+from ink_ls.tools._rg import RgNotFoundError, unignored_glob_files
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._truncate import MAX_BYTES
 
 DEFAULT_LIMIT = 200
@@ -31,6 +33,7 @@ BASE_FLAGS = (
     "--glob",
     "!.git",
 )
+"""Sorted by path; hidden files listed, .git never, .gitignore applied even outside a git repo."""
 
 
 class FindParams(ToolParams):
@@ -60,19 +63,18 @@ class _Collector:
     total: int = 0
     cut_by_bytes: bool = False
 
-    def feed(self, lines: list[bytes]) -> bool:
+    def feed(self, lines: list[str]) -> None:
         self.total += len(lines)
         for raw in lines:
             if len(self.paths) >= self.limit or self.cut_by_bytes:
                 break  # the rest are only counted, so the note can say how many there are
-            path = raw.decode("utf-8", "replace").removeprefix("./")
+            path = raw.removeprefix("./")
             add = len(path.encode("utf-8")) + (1 if self.paths else 0)
             if self.size + add > MAX_BYTES:
                 self.cut_by_bytes = True
                 break
             self.paths.append(path)
             self.size += add
-        return True
 
 
 class FindTool(Tool[FindParams]):
@@ -93,7 +95,7 @@ class FindTool(Tool[FindParams]):
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"find {text_arg(args, 'pattern')}".rstrip()
     def access(self, args: FindParams, cwd: Path) -> Access:
-        return Access(reads=frozenset({real(args.path or ".", cwd)}))
+        return Access(reads=frozenset({located_real(args.path or ".", cwd)}))
 
     async def execute(
         self, args: FindParams, signal: CancelSignal, context: ToolContext
@@ -101,22 +103,36 @@ class FindTool(Tool[FindParams]):
         if not args.pattern.strip():
             return ToolResult("Error: pattern is empty; give a glob such as '*.py'.", True)
         shown = args.path or "."
-        target = resolve(shown, context.cwd)
+        try:
+            located = locate(shown, context.cwd)
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._search(args, located.path, signal, context), located.note)
+
+    async def _search(
+        self, args: FindParams, target: Path, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        shown = args.path or "."
         if not target.is_dir():
             what = "is not a directory" if target.exists() else "not found"
             return ToolResult(f"Error: path {what}: {shown}", is_error=True)
-        flags = [*BASE_FLAGS, "--glob", args.pattern, "--"]
-        flags.append(relative_for_display(target, context.cwd))
         collector = _Collector(limit=args.limit)
         try:
-            run = await run_rg(flags, cwd=context.cwd, signal=signal, on_lines=collector.feed)
+            found, run = await unignored_glob_files(
+                BASE_FLAGS,
+                args.pattern,
+                relative_for_display(target, context.cwd),
+                cwd=context.cwd,
+                signal=signal,
+            )
         except RgNotFoundError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
         if run.cancelled:
             return ToolResult("Error: find aborted by user", is_error=True)
+        collector.feed(found)
         if not collector.paths:
             if run.exit_code not in (0, 1):
-                return ToolResult(f"Error: rg failed: {run.stderr}", is_error=True)
+                return ToolResult(f"Error: rg failed: {run.stderr_text()}", is_error=True)
             return ToolResult(f"No files found matching {args.pattern}")
         shown_n, total = len(collector.paths), collector.total
         notes: list[str] = []
@@ -131,6 +147,6 @@ class FindTool(Tool[FindParams]):
                 f"[Showing {shown_n} of {total} files (limit {args.limit}). {narrow}{raise_hint}.]"
             )
         if run.exit_code not in (0, 1) and run.stderr:
-            notes.append(f"[rg reported errors: {run.stderr.splitlines()[0]}]")
+            notes.append(f"[rg reported errors: {run.stderr_text(first_line=True)}]")
         text = "\n".join(collector.paths)
         return ToolResult(text + "\n\n" + "\n".join(notes) if notes else text)

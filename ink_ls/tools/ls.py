@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
-from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._truncate import MAX_BYTES, head_lines
 
 DEFAULT_LIMIT = 500
@@ -42,21 +43,28 @@ class LsParams(ToolParams):
 @dataclass
 class _Listing:
     names: list[str]
-    stat_failed: int
+    uninspected: set[str]
+    """Entries whose stat failed (e.g. a broken symlink): listed without a trailing /."""
 
 
-def _list(path: Path) -> _Listing:
+class _ListingCancelledError(Exception):
+    """The call was cancelled while the directory was being read."""
+
+
+def _list(path: Path, stop: threading.Event) -> _Listing:
     names: list[str] = []
-    failed = 0
+    failed: set[str] = set()
     with os.scandir(path) as it:
         for entry in it:
+            if stop.is_set():  # checked per entry: a huge directory stops at once
+                raise _ListingCancelledError
             try:
                 # Follows symlinks: a link to a directory is shown as a directory.
                 is_dir = entry.is_dir()
                 if not is_dir:
                     os.stat(entry.path)
             except OSError:
-                failed += 1
+                failed.add(entry.name)
                 names.append(entry.name)
                 continue
             names.append(entry.name + "/" if is_dir else entry.name)
@@ -81,21 +89,40 @@ class LsTool(Tool[LsParams]):
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"ls {shown_path(text_arg(args, 'path'), cwd) or '.'}"
     def access(self, args: LsParams, cwd: Path) -> Access:
-        return Access(reads=frozenset({real(args.path or ".", cwd)}))
+        return Access(reads=frozenset({located_real(args.path or ".", cwd)}))
 
     async def execute(
         self, args: LsParams, signal: CancelSignal, context: ToolContext
     ) -> ToolResult:
         shown = args.path or "."
-        path = resolve(shown, context.cwd)
         try:
-            listing = await asyncio.to_thread(_list, path)
+            located = locate(shown, context.cwd)
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._list(args, located.path, signal), located.note)
+
+    async def _list(self, args: LsParams, path: Path, signal: CancelSignal) -> ToolResult:
+        shown = args.path or "."
+        aborted = ToolResult("Error: ls aborted by user", is_error=True)
+        if signal.cancelled:
+            return aborted
+        stop = threading.Event()
+        unsubscribe = signal.subscribe(stop.set)
+        try:
+            listing = await asyncio.to_thread(_list, path, stop)
+        except _ListingCancelledError:
+            return aborted
         except NotADirectoryError:
             return ToolResult(
                 f"Error: {shown} is not a directory (use read to read a file)", is_error=True
             )
         except OSError as exc:
             return ToolResult(f"Error listing {shown}: {exc.strerror or exc}", is_error=True)
+        finally:
+            unsubscribe()
+            stop.set()  # if this task itself was cancelled, the worker thread stops too
+        if signal.cancelled:  # cancelled after the last entry was read: still no listing
+            return aborted
         names, total = listing.names, len(listing.names)
         if total == 0:
             return ToolResult("(empty directory)")
@@ -114,9 +141,10 @@ class LsTool(Tool[LsParams]):
                 f"[Showing {cut.consumed} of {total} entries ({MAX_BYTES // 1024}KB limit). "
                 "List a subdirectory or use find with a glob to narrow the listing.]"
             )
-        if listing.stat_failed:
+        failed = sum(1 for name in cut.lines if name in listing.uninspected)
+        if failed:
             notes.append(
-                f"[{listing.stat_failed} of {total} entries could not be inspected (stat "
+                f"[{failed} of the {cut.consumed} entries shown could not be inspected (stat "
                 "failed, e.g. a broken symlink); they are listed without a trailing /.]"
             )
         text = cut.text

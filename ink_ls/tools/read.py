@@ -24,7 +24,8 @@ from ink_ls.core.messages import ImageBlock, TextBlock
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
-from ink_ls.tools._paths import real, resolve, shell_quote
+from ink_ls.tools._paths import shell_quote
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._truncate import (
     MAX_BYTES,
     MAX_LINES,
@@ -104,7 +105,7 @@ class ReadTool(Tool[ReadParams]):
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"read {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
     def access(self, args: ReadParams, cwd: Path) -> Access:
-        return Access(reads=frozenset({real(args.path, cwd)}))
+        return Access(reads=frozenset({located_real(args.path, cwd)}))
 
     async def execute(
         self, args: ReadParams, signal: CancelSignal, context: ToolContext
@@ -118,7 +119,17 @@ class ReadTool(Tool[ReadParams]):
                 "or absolute.",
                 is_error=True,
             )
-        path = resolve(args.path, context.cwd)
+        try:
+            located = locate(
+                args.path, context.cwd, is_open=lambda p: context.files.open_document(p) is not None
+            )
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._read(args, located.path, signal, context), located.note)
+
+    async def _read(
+        self, args: ReadParams, path: Path, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
         offset = args.offset or 1
         max_lines = min(args.limit, MAX_LINES) if args.limit is not None else MAX_LINES
         stop = threading.Event()

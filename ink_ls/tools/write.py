@@ -16,7 +16,7 @@ from ink_ls.core.signal import CancelledError, CancelSignal
 from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
-from ink_ls.tools._paths import real, resolve
+from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._textfile import TextFileError, count_lines, load
 
 
@@ -42,7 +42,7 @@ class WriteTool(Tool[WriteParams]):
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"write {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
     def access(self, args: WriteParams, cwd: Path) -> Access:
-        return Access(writes=frozenset({real(args.path, cwd)}))
+        return Access(writes=frozenset({located_real(args.path, cwd, new_file=True)}))
 
     async def execute(
         self, args: WriteParams, signal: CancelSignal, context: ToolContext
@@ -50,7 +50,21 @@ class WriteTool(Tool[WriteParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to write.", is_error=True)
-        path = resolve(shown, context.cwd)
+        try:
+            located = locate(
+                shown,
+                context.cwd,
+                new_file=True,
+                is_open=lambda p: context.files.open_document(p) is not None,
+            )
+        except AmbiguousPathError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return with_note(await self._write(args, located.path, signal, context), located.note)
+
+    async def _write(
+        self, args: WriteParams, path: Path, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
+        shown = args.path
         try:
             async with file_lock(path, signal):
                 try:

@@ -259,8 +259,9 @@ Starter = Callable[..., Awaitable[InkClient]]
 async def start(
     preset: str, model: FakeModelServer, workspace: Path, tmp_path: Path
 ) -> AsyncIterator[Starter]:
-    """`await start(approval="ask", timeout=600, ink={...}, args=(...))` → an initialized
-    client (`args` are added to the server's command line)."""
+    """`await start(approval="ask", timeout=600, ink={...}, args=(...), env={...})` → an
+    initialized client (`args` are added to the server's command line, `env` to its
+    environment)."""
     clients: list[InkClient] = []
 
     async def _start(
@@ -269,13 +270,14 @@ async def start(
         ink: dict[str, Any] | None = None,
         experimental: dict[str, Any] | None = None,
         args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
     ) -> InkClient:
         client = make_client()
         client.preset = preset
         client.workspace = workspace
         await client.start_io(
             *SERVER_COMMAND, *args,
-            env=server_env(tmp_path / "state"), cwd=str(workspace),
+            env={**server_env(tmp_path / "state"), **(env or {})}, cwd=str(workspace),
         )
         clients.append(client)
         caps = client_capabilities(preset)

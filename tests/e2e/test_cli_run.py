@@ -4,6 +4,7 @@ workspace, `INK_STATE_DIR` in a temp dir. Stdout in `--json` mode must be JSON l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -160,15 +161,21 @@ async def test_sigkill_during_a_tool_call_then_the_session_continues(
 ) -> None:
     fifo = tmp_path / "pid.fifo"
     os.mkfifo(fifo)
-    fake.push(tool("bash", {"command": f"echo $$ > {fifo}; exec sleep 30"}, call_ids=["c_b"]))
+    fake.push(tool("bash", {"command": f"echo $$ > {fifo}; exec sleep 300"}, call_ids=["c_b"]))
     run: Run = await ink("--json", "--approval", "auto", "--session", "work", "run the sleeper")
     await run.until(lambda e: e["type"] == "tool_running")
     pid = await read_pid_from_fifo(fifo)  # the command is really running now
     try:
         run.proc.send_signal(signal.SIGKILL)
         assert await run.finish() == -signal.SIGKILL
+        # no handler runs on SIGKILL: the watchdog ends the command all the same
+        deadline = asyncio.get_running_loop().time() + 10.0  # far less than the sleep
+        while not gone(pid):
+            assert asyncio.get_running_loop().time() < deadline, "the command survived kill -9"
+            await asyncio.sleep(0.02)
     finally:
-        os.killpg(pid, signal.SIGKILL)  # a SIGKILLed parent cannot clean up its children
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
 
     fake.push(text("It was interrupted; nothing else to do."))
     again: Run = await ink("--json", "--approval", "auto", "--session", "work", "go on")
@@ -181,7 +188,7 @@ async def test_sigkill_during_a_tool_call_then_the_session_continues(
         {"role": "assistant", "content": None, "tool_calls": [{
             "id": "c_b", "type": "function", "function": {
                 "name": "bash",
-                "arguments": json.dumps({"command": f"echo $$ > {fifo}; exec sleep 30"})}}]},
+                "arguments": json.dumps({"command": f"echo $$ > {fifo}; exec sleep 300"})}}]},
         {"role": "tool", "tool_call_id": "c_b", "content": INTERRUPTED},
         {"role": "user", "content": "go on"},
     ]
@@ -228,6 +235,34 @@ async def test_a_reply_cut_at_the_token_limit_has_its_calls_refused(
     assert refusal["content"] == (
         'Tool call "write" was not executed: the response hit the output token limit, so its '
         "arguments may be truncated. Re-issue the tool call with complete arguments.")
+
+
+async def test_a_final_reply_cut_at_the_token_limit_reports_max_tokens_and_exits_4(
+    ink: Callable[..., Any], fake: FakeModelServer
+) -> None:
+    fake.push(text("The answer begins and then", finish_reason="length"))
+    run: Run = await ink("--json", "explain the project")
+    assert await run.finish() == 4, run.stderr
+    end = run.events[-1]
+    assert (end["type"], end["stop_reason"], end["text"]) == (
+        "run_end", "max_tokens", "The answer begins and then")
+    assert run.stderr == (
+        "ink-ls run: the answer was cut at the output-token limit (raise INK_MAX_TOKENS or ask "
+        "for a shorter answer)\n")
+
+
+async def test_the_live_view_says_max_tokens_too(
+    ink: Callable[..., Any], fake: FakeModelServer
+) -> None:
+    fake.push(text("The answer begins and then", finish_reason="length"))
+    run: Run = await ink("explain the project")
+    out, err = await asyncio.wait_for(run.proc.communicate(), WAIT)
+    assert run.proc.returncode == 4
+    assert "The answer begins and then" in out.decode()
+    summary = err.decode().splitlines()[-2:]
+    assert summary[0].startswith("max_tokens · ")
+    assert summary[1] == ("ink-ls run: the answer was cut at the output-token limit (raise "
+                          "INK_MAX_TOKENS or ask for a shorter answer)")
 
 
 async def test_a_failing_endpoint_exits_1_with_the_reason_and_never_the_key(

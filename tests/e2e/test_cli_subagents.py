@@ -79,6 +79,11 @@ async def test_json_lines_tag_the_sub_agents_calls_with_their_task(
     assert [e["type"] for e in events].count("run_end") == 1
     assert [e["type"] for e in events].count("message_end") == 2
     assert events[-1]["text"] == "Run `make start`."
+    # ...but the tokens of its two replies are: as `usage` events, and in the run's total
+    usage = [(e["usage"], e["parent_tool_call_id"]) for e in events if e["type"] == "usage"]
+    one = {"input_tokens": 10, "output_tokens": 5, "cache_read_tokens": 0}
+    assert usage == [(one, "call_1")] * 2
+    assert events[-1]["usage"] == {"input_tokens": 40, "output_tokens": 20, "cache_read_tokens": 0}
 
 
 async def test_the_plain_view_prints_sub_agent_calls_under_their_task(

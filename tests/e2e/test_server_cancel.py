@@ -11,8 +11,14 @@ import pytest
 from lsprotocol import types
 
 from ink_ls.protocol import methods
-from tests.e2e.conftest import WAIT, Starter, start_sleeping, wait_gone
-from tests.fakes.model_server import FakeModelServer, text
+from tests.e2e.conftest import (
+    WAIT,
+    Starter,
+    processes_running,
+    start_sleeping,
+    wait_gone,
+)
+from tests.fakes.model_server import FakeModelServer, text, tool
 
 
 @pytest.mark.parametrize("channel", ["session_cancel", "cancel_request", "progress_cancel"])
@@ -56,6 +62,28 @@ async def test_sigterm_leaves_no_child_process(start: Starter, model: FakeModelS
     server = client._server
     assert server is not None
     os.kill(server.pid, signal.SIGTERM)
+    await asyncio.wait_for(server.wait(), WAIT)
+    await wait_gone(f"sleep {marker}")
+    task.cancel()
+
+
+async def test_kill_9_of_the_server_still_ends_its_commands(
+    start: Starter, model: FakeModelServer
+) -> None:
+    """No handler runs on SIGKILL: the watchdog kills the command's whole group (a child of
+    the command too) once the server is gone."""
+    client = await start(approval="auto")
+    marker = f"60.{os.getpid()}999"
+    model.push(tool("bash", {"command": f"sleep {marker} & sleep {marker}1; wait"}))
+    task = asyncio.ensure_future(client.prompt("sleep twice"))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while len(processes_running(f"sleep {marker}")) < 2:
+        assert loop.time() < deadline, "the sleeps never started"
+        await asyncio.sleep(0.01)
+    server = client._server
+    assert server is not None
+    os.kill(server.pid, signal.SIGKILL)
     await asyncio.wait_for(server.wait(), WAIT)
     await wait_gone(f"sleep {marker}")
     task.cancel()

@@ -3,6 +3,9 @@ specified error results the model gets for bad calls."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 from lsprotocol import types
 
 from tests.e2e.conftest import Starter, tool_results
@@ -14,11 +17,11 @@ async def test_progress_begins_reports_and_ends_around_a_turn(
 ) -> None:
     model.push(tool("read", {"path": "README.md"}), text("done"))
     client = await start()
-    await client.prompt("read README.md and tell me how to start the project")
+    first = await client.prompt("read README.md and tell me how to start the project")
 
     assert len(client.progress_reports) == 1  # one fresh token, created by the server
     ((token, values),) = client.progress_reports.items()
-    assert str(token).startswith("ink-")
+    assert token == f"ink-{first['sessionId']}-t1"  # protocol.md: ink-<sessionId>-<turnId>
     begin, *reports, end = values
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert (begin.title, begin.cancellable) == ("Ink", True)
@@ -32,8 +35,9 @@ async def test_progress_begins_reports_and_ends_around_a_turn(
 
     # a second turn gets a new token
     model.push(text("again"))
-    await client.prompt("and again")
-    assert len(client.progress_reports) == 2
+    second = await client.prompt("and again", sessionId=first["sessionId"])
+    assert second["turnId"] == "t2"
+    assert list(client.progress_reports)[1] == f"ink-{first['sessionId']}-t2"
 
 
 async def test_progress_uses_the_clients_token_when_given(
@@ -51,15 +55,20 @@ async def test_progress_uses_the_clients_token_when_given(
 async def test_four_tool_events_and_call_order_delivery(
     start: Starter, model: FakeModelServer
 ) -> None:
-    # call_1 (task) waits on a slow sub-agent reply; call_2 (read) finishes first
+    # call_1 (task) waits on a sub-agent reply the test holds back until call_2 (read) settled
+    release = threading.Event()
     model.push(
         tools(("task", {"prompt": "say hi", "description": "greet"}),
               ("read", {"path": "README.md"})),
-        Reply(text="sub-agent says hi", delay=0.1),
+        Reply(text="sub-agent says hi", gate=release),
         text("all done"),
     )
     client = await start()
-    result = await client.prompt("do two things")
+    running = asyncio.ensure_future(client.prompt("do two things"))
+    await client.wait_for(lambda: any(
+        u.get("phase") == "settled" for u in client.tool_updates("call_2")))
+    release.set()
+    result = await asyncio.wait_for(running, 30)
     assert result["stopReason"] == "end_turn"
 
     steps = [

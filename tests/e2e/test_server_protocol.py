@@ -9,6 +9,7 @@ import json
 import re
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +42,23 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
     writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"prompt": 5}))
-    assert error.code == -32602
+    assert (error.code, error.message) == (
+        -32602, "invalid params: /prompt: Input should be a valid string"
+    )
     assert error.data == {
         "errors": [{"loc": "/prompt", "msg": "Input should be a valid string"}]
     }
 
     error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"sessionId": "x"}))
-    assert error.code == -32602
+    assert (error.code, error.message) == (-32602, "invalid params: /prompt: Field required")
     assert error.data["errors"] == [{"loc": "/prompt", "msg": "Field required"}]
 
     not_an_object: Any = ["not", "an", "object"]
     error = await rpc_error(client.ink(methods.SESSION_CLOSE, not_an_object))
-    assert error.code == -32602
+    assert (error.code, error.message, error.data) == (
+        -32602, "invalid params: params must be an object",
+        {"errors": [{"loc": "(root)", "msg": "Input should be an object"}]},
+    )
 
     error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"prompt": "hi",
                                                                 "sessionId": "nope"}))
@@ -82,7 +88,8 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
 async def test_busy_session_is_refused_and_list_and_close_work(
     start: Starter, model: FakeModelServer
 ) -> None:
-    model.push(Reply(text="slow answer", delay=0.5))  # 3 events: time to poke it meanwhile
+    release = threading.Event()  # the reply is held back until the test has poked the session
+    model.push(Reply(text="slow answer", gate=release))
     client = await start()
     first = asyncio.ensure_future(client.prompt("first question\nsecond line"))
     await client.wait_for(lambda: bool(client.updates))
@@ -92,7 +99,11 @@ async def test_busy_session_is_refused_and_list_and_close_work(
         (session_id, "first question", True)
     ]
     error = await rpc_error(client.prompt("again", sessionId=session_id))
-    assert error.code == InkErrorCode.SESSION_BUSY
+    assert (error.code, error.message) == (
+        InkErrorCode.SESSION_BUSY,
+        f"session busy: {session_id} is already running a turn; cancel it or wait",
+    )
+    release.set()
     assert (await asyncio.wait_for(first, WAIT))["text"] == "slow answer"
 
     listed = await client.ink(methods.SESSION_LIST, {})
@@ -111,7 +122,9 @@ async def test_model_endpoint_failure_is_an_error_stop(
     client = await start()
     result = await client.prompt("hello")
     assert result["stopReason"] == "error"
-    assert result["error"]
+    assert result["error"] == (
+        f"the model endpoint at {model.base_url} answered HTTP 400: bad model"
+    )
     assert client.kinds()[-2:] == ["error", "turn_end"]
 
 

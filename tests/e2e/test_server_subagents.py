@@ -65,6 +65,29 @@ async def test_a_sub_agents_read_is_shown_under_its_task_and_its_text_stays_out(
     assert "task: survey › read README.md — 0 of 2 done" in reports
 
 
+def used(inp: int, out: int) -> dict[str, int]:
+    return {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}
+
+
+async def test_a_sub_agents_tokens_count_in_the_turns_usage_totals(
+    start: Starter, model: FakeModelServer
+) -> None:
+    model.push(
+        tool("task", {"prompt": "Say hi.", "description": "hi"}, call_ids=["call_1"],
+             usage=used(100, 10)),
+        text("SUB-AGENT ANSWER: hi", usage=used(40, 4)),
+        text("It said hi.", usage=used(200, 20)),
+    )
+    client = await start()
+    result = await client.prompt("delegate a greeting")
+    assert result["stopReason"] == "end_turn"
+    totals = [
+        (u["update"]["inputTokens"], u["update"]["outputTokens"]) for u in client.updates
+        if u["update"]["sessionUpdate"] == "usage_update"
+    ]
+    assert totals == [(100, 10), (140, 14), (340, 34)]
+
+
 async def test_a_sub_agents_edit_is_approved_under_its_namespaced_id(
     start: Starter, model: FakeModelServer
 ) -> None:

@@ -197,6 +197,7 @@ PROTOCOL_CASES = [
     "prompt streams the answer and reports progress on our token",
     "rejected edit: applyEdit shape, applied:false reaches the model, file unchanged",
     "accepted edit: applied:true and the file on disk holds the new text",
+    "withdrawn edit review: a cancel sends $/cancelRequest and the reviewer closes the review",
     "command approval: showMessageRequest with three options, allow_once runs it",
     "busy session and cancel: -32002 while running, ink/session/cancel ends the turn",
     "$/cancelRequest of a new session's prompt answers cancelled",

@@ -42,6 +42,10 @@ class Reply:
     """A raw line sent after the first event (e.g. 'data: {not json')."""
     hang: bool = False
     """After the first event, send nothing until the client goes away."""
+    gate: threading.Event | None = None
+    """After the first piece of text (the first event when there is no text), send nothing
+    more until the test sets it: the test releases the rest of the reply once it has seen what
+    must come first (never a timing guess). Every gate is released when the server stops."""
     call_ids: list[str] | None = None
 
 
@@ -69,6 +73,7 @@ class FakeModelServer:
         self._script: deque[Reply | Responder] = deque()
         self._cond = threading.Condition()
         self._counter = 0
+        self._gates: list[threading.Event] = []
         self.disconnects = 0
         self.models: list[dict[str, Any]] = [{"id": "fake-model"}]
         """The entries GET /v1/models lists (add e.g. `context_length` to report a window)."""
@@ -134,6 +139,9 @@ class FakeModelServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            for gate in self._gates:
+                gate.set()  # a test that failed before releasing its reply
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -182,6 +190,10 @@ class FakeModelServer:
                 h.wfile.write(f"{reply.garbage}\n\n".encode())
                 h.wfile.flush()
                 return
+            if reply.gate is not None and i == (1 if reply.text else 0):
+                with self._cond:
+                    self._gates.append(reply.gate)
+                reply.gate.wait()
             if i == 0 and reply.hang:
                 while True:  # until the client disconnects
                     time.sleep(0.05)

@@ -11,6 +11,7 @@ export const REJECTED_REASON = 'the user rejected this edit in the diff view';
 export const SUPERSEDED_REASON = 'the edit review was closed before the user answered';
 export const CLOSED_REASON = 'the user closed the edit review without accepting it';
 export const TURN_ENDED_REASON = 'the turn ended before the user answered the edit review';
+export const WITHDRAWN_REASON = 'ink-ls withdrew the edit review (the call was cancelled or its approval timed out)';
 
 /** The reason given when nobody answered a review in time (the server has given up by then). */
 export function timedOutReason(seconds: number): string {
@@ -99,6 +100,28 @@ export class ReviewQueue<T> {
       listener(current);
     }
   }
+}
+
+/** The part of a JSON-RPC request's CancellationToken a review needs (no import: stays pure). */
+export interface Withdrawal {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => void): { dispose(): unknown };
+}
+
+/**
+ * Rejects review `id` with `WITHDRAWN_REASON` once the server withdraws its request
+ * (`$/cancelRequest` cancels `token`; at once when it already has). Dispose when answered.
+ */
+export function rejectWhenWithdrawn<T>(queue: ReviewQueue<T>, id: number, token: Withdrawal | undefined): { dispose(): void } {
+  if (token === undefined) {
+    return { dispose: () => undefined };
+  }
+  if (token.isCancellationRequested) {
+    queue.reject(WITHDRAWN_REASON, id);
+    return { dispose: () => undefined };
+  }
+  const subscription = token.onCancellationRequested(() => queue.reject(WITHDRAWN_REASON, id));
+  return { dispose: () => void subscription.dispose() };
 }
 
 /** An action of `window/showMessageRequest` (ink-ls adds an `optionId`). */

@@ -82,6 +82,7 @@ export function createClient(hooks: ClientHooks): LanguageClient {
   client.registerFeature(new InkCapabilitiesFeature());
   // Registered before start, so it replaces the client's default (a toast) for this request.
   client.onRequest(ShowMessageRequest.type, showApprovalDialog);
+  hooks.reviewer.watchWithdrawals(client); // likewise: a withdrawn edit review closes
   client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
   hooks.subscriptions.push(connectDiagnostics(client));
   return client;

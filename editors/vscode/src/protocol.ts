@@ -244,6 +244,12 @@ export interface ErrorUpdate {
   message: string;
 }
 
+/** Something the user should know that does not stop the turn (the session cannot be saved). */
+export interface WarningUpdate {
+  sessionUpdate: 'warning';
+  message: string;
+}
+
 export interface TurnEndUpdate {
   sessionUpdate: 'turn_end';
   stopReason: StopReason;
@@ -257,6 +263,7 @@ export type SessionUpdate =
   | CompactionUpdate
   | InstructionsLoadedUpdate
   | ErrorUpdate
+  | WarningUpdate
   | TurnEndUpdate;
 
 export interface SessionUpdateParams {

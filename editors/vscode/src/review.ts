@@ -4,19 +4,29 @@
  * in the editor title. Accept applies the edit through the language client's normal path (so
  * undo works) and saves; Reject answers `applied: false` and changes nothing. An edit ink-ls
  * marks pre-approved (approval mode `auto`) skips the diff: applied the same way and saved.
- * The queue and the diff building live in approval.ts and edits.ts.
+ * When ink-ls withdraws the request (`$/cancelRequest`: the call was cancelled, or its approval
+ * timed out), the diff closes unapplied. The queue and the diff building live in approval.ts
+ * and edits.ts.
  */
 
 import * as vscode from 'vscode';
 import {
   type ApplyWorkspaceEditParams,
-  type ApplyWorkspaceEditRequest,
+  ApplyWorkspaceEditRequest,
   type ApplyWorkspaceEditResult,
+  type BaseLanguageClient,
   CancellationToken,
   ResponseError,
 } from 'vscode-languageclient';
 
-import { CLOSED_REASON, REJECTED_REASON, ReviewQueue, SUPERSEDED_REASON, timedOutReason } from './approval';
+import {
+  CLOSED_REASON,
+  REJECTED_REASON,
+  rejectWhenWithdrawn,
+  ReviewQueue,
+  SUPERSEDED_REASON,
+  timedOutReason,
+} from './approval';
 import { applyTextEdits, planEdit, summarizeChange, withoutConfirmation } from './edits';
 
 export const PROPOSED_SCHEME = 'ink-proposed';
@@ -45,10 +55,13 @@ export class EditReviewer implements vscode.Disposable {
   private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
   private counter = 0;
   private statusMessage: vscode.Disposable | undefined;
+  /** Each `workspace/applyEdit` request's token, by its params object (see `watchWithdrawals`). */
+  private readonly withdrawals = new WeakMap<ApplyWorkspaceEditParams, CancellationToken>();
 
   /**
-   * `timeoutSeconds` is the server's approval timeout: past it the server has stopped waiting
-   * (it sends no `$/cancelRequest`), so the review is withdrawn rather than applied late.
+   * `timeoutSeconds` is the server's approval timeout. Past it the server stops waiting and
+   * withdraws the request (`$/cancelRequest`, seen through `watchWithdrawals`); the review's
+   * own timer ends a second earlier, so an answer never lands after the server has given up.
    */
   constructor(
     private readonly log: (line: string) => void,
@@ -86,6 +99,28 @@ export class EditReviewer implements vscode.Disposable {
     );
   }
 
+  /**
+   * Lets reviews see their request withdrawn. vscode-languageclient gives `handleApplyEdit`
+   * middleware no CancellationToken, so its own `workspace/applyEdit` handler is wrapped:
+   * registered before `start()`, this one replaces it, notes the request's token under the
+   * params object, and runs the client's normal path, whose middleware (`review`) receives that
+   * same object.
+   */
+  watchWithdrawals(client: BaseLanguageClient): void {
+    type Handle = (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult>;
+    const normal = (client as unknown as { handleApplyWorkspaceEdit?: Handle }).handleApplyWorkspaceEdit;
+    if (typeof normal !== 'function') {
+      this.log('review: this vscode-languageclient hides its applyEdit handler; withdrawn reviews stay open');
+      return;
+    }
+    this.disposables.push(
+      client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => {
+        this.withdrawals.set(params, token);
+        return normal.call(client, params);
+      }),
+    );
+  }
+
   /** `middleware.workspace.handleApplyEdit`: the user's answer is the result. */
   readonly review = async (params: ApplyWorkspaceEditParams, next: Next): Promise<ApplyWorkspaceEditResult> => {
     const plan = planEdit(params.edit);
@@ -112,6 +147,7 @@ export class EditReviewer implements vscode.Disposable {
     const review: Review = { label, files };
     this.log(`review: ${label} — ${files.map((f) => f.summary).join('; ')}`);
     const { id: reviewId, outcome } = this.queue.enqueue(review);
+    const withdrawn = rejectWhenWithdrawn(this.queue, reviewId, this.withdrawals.get(params));
     const seconds = this.timeoutSeconds();
     // A second early, so an answer never lands after the server has given up.
     const timer = setTimeout(
@@ -120,6 +156,7 @@ export class EditReviewer implements vscode.Disposable {
     );
     const answer = await outcome;
     clearTimeout(timer);
+    withdrawn.dispose();
     await this.close(review);
     for (const f of files) {
       this.contents.delete(f.left.toString());

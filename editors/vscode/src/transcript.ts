@@ -124,6 +124,9 @@ export class Transcript {
       case 'error':
         this.line(`[error] ${update.message}`);
         return;
+      case 'warning':
+        this.line(`[warning] ${update.message}`);
+        return;
       case 'turn_end':
         return;
     }

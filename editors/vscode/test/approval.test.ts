@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { answerFor, dialogFor, REJECTED_REASON, ReviewQueue } from '../src/approval';
+import { CancellationTokenSource } from 'vscode-jsonrpc';
+
+import { answerFor, dialogFor, REJECTED_REASON, rejectWhenWithdrawn, ReviewQueue, WITHDRAWN_REASON } from '../src/approval';
 
 test('reviews are answered one at a time, first in first out', async () => {
   const queue = new ReviewQueue<string>();
@@ -68,4 +70,34 @@ test('answerFor returns the offered action (with its optionId), null when dismis
   assert.equal(answerFor(actions, 'Always allow'), actions[1]);
   assert.equal(answerFor(actions, undefined), null);
   assert.equal(answerFor(actions, 'Cancel'), null);
+});
+
+test('a review is rejected when the server withdraws its request, and only that one', async () => {
+  const queue = new ReviewQueue<string>();
+  const a = queue.enqueue('a');
+  const b = queue.enqueue('b');
+  const source = new CancellationTokenSource();
+  const watch = rejectWhenWithdrawn(queue, b.id, source.token);
+  source.cancel(); // what `$/cancelRequest` for b's request does to its token
+  assert.deepEqual(await b.outcome, { accepted: false, reason: WITHDRAWN_REASON });
+  assert.equal(queue.current?.item, 'a');
+  watch.dispose();
+  const late = new CancellationTokenSource();
+  late.cancel(); // withdrawn before the review was even queued
+  rejectWhenWithdrawn(queue, a.id, late.token);
+  assert.deepEqual(await a.outcome, { accepted: false, reason: WITHDRAWN_REASON });
+  assert.equal(queue.current, undefined);
+});
+
+test('an answered review ignores a later withdrawal', async () => {
+  const queue = new ReviewQueue<string>();
+  const a = queue.enqueue('a');
+  const source = new CancellationTokenSource();
+  const watch = rejectWhenWithdrawn(queue, a.id, source.token);
+  assert.equal(queue.accept(), true);
+  watch.dispose();
+  const next = queue.enqueue('next');
+  source.cancel();
+  assert.deepEqual(await a.outcome, { accepted: true });
+  assert.equal(queue.current?.id, next.id, 'the next review stays on screen');
 });

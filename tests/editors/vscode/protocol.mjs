@@ -16,6 +16,7 @@ const require = createRequire(path.join(extensionDir, 'package.json'));
 const rpc = require('vscode-languageserver-protocol/node');
 const protocol = await import(pathToFileURL(path.join(extensionDir, 'out', 'src', 'protocol.js')).href);
 const edits = await import(pathToFileURL(path.join(extensionDir, 'out', 'src', 'edits.js')).href);
+const approval = await import(pathToFileURL(path.join(extensionDir, 'out', 'src', 'approval.js')).href);
 
 const workspace = process.env.INK_TEST_WORKSPACE;
 const modelUrl = process.env.INK_TEST_MODEL_URL;
@@ -55,7 +56,7 @@ for (const token of ['ink-proto-1', 'ink-proto-2', 'ink-proto-3']) {
     progressWaiters = progressWaiters.filter((w) => !w(token, v));
   });
 }
-connection.onRequest(rpc.ApplyWorkspaceEditRequest.type, (params) => onApplyEdit(params));
+connection.onRequest(rpc.ApplyWorkspaceEditRequest.type, (params, token) => onApplyEdit(params, token));
 connection.onRequest(rpc.ShowMessageRequest.type, (params) => onShowMessageRequest(params));
 connection.onRequest(rpc.WorkDoneProgressCreateRequest.type, () => null);
 connection.onNotification(rpc.ShowMessageNotification.type, (p) => shownMessages.push(p));
@@ -147,6 +148,30 @@ test('accepted edit: applied:true and the file on disk holds the new text', asyn
   const tool = updates.find((u) => u.update.sessionUpdate === 'tool_call' && u.turnId === result.turnId);
   assert.equal(tool.update.kind, 'edit');
   assert.equal(tool.update.title, 'edit greet.txt');
+});
+
+test('withdrawn edit review: a cancel sends $/cancelRequest and the reviewer closes the review', async () => {
+  // The extension's own review queue (approval.js), fed the request's real CancellationToken.
+  const queue = new approval.ReviewQueue();
+  let review;
+  const asked = new Promise((resolve) => {
+    onApplyEdit = (params, token) => {
+      review = queue.enqueue(params.label);
+      approval.rejectWhenWithdrawn(queue, review.id, token);
+      resolve();
+      return review.outcome.then((o) => ({ applied: false, failureReason: o.reason }));
+    };
+  });
+  const pending = connection.sendRequest(protocol.SESSION_PROMPT, { sessionId, prompt: '[edit-cancel] change keep.txt' });
+  await withTimeout(asked, 10000, 'the edit review request');
+  assert.equal(queue.size, 1, 'the review is waiting for the user');
+  assert.equal(await connection.sendRequest(protocol.SESSION_CANCEL, { sessionId }), null);
+  const outcome = await withTimeout(review.outcome, 10000, 'the review withdrawn by $/cancelRequest');
+  assert.deepEqual(outcome, { accepted: false, reason: approval.WITHDRAWN_REASON });
+  assert.equal(queue.current, undefined, 'no review left on screen');
+  const result = await withTimeout(pending, 15000, 'cancelled prompt result');
+  assert.equal(result.stopReason, 'cancelled');
+  assert.equal(fs.readFileSync(path.join(workspace, 'keep.txt'), 'utf8'), 'Keep me as I am.\n');
 });
 
 test('command approval: showMessageRequest with three options, allow_once runs it', async () => {

@@ -159,3 +159,14 @@ async def test_auto_asks_nothing_and_delegating_tools_pass(tmp_path: Path) -> No
 async def test_no_prompter_means_blocked(tmp_path: Path) -> None:
     block = await ApprovalGate("ask")(req(BashLike(), tmp_path, command="x"), NEVER)
     assert block == GateBlock("policy", "approval is required but no one can be asked")
+
+
+async def test_readonly_refuses_reads_outside_without_asking(tmp_path: Path) -> None:
+    prompter = ScriptedPrompter("allow_once")
+    gate = ApprovalGate("readonly", prompter)
+    block = await gate(req(ReadLike(), tmp_path, path="../x"), NEVER)
+    assert block == GateBlock(
+        "policy", "approval mode is readonly: files outside the workspace are not read"
+    )
+    assert prompter.questions == []
+    assert await gate(req(ReadLike(), tmp_path, path="inside.txt"), NEVER) is None

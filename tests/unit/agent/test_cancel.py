@@ -1,4 +1,4 @@
-"""Cancellation and grace (spec §5): one shared deadline after a cancel, abandoned results,
+"""Cancellation and grace: one shared deadline after a cancel, abandoned results,
 dropped late results, and no timer at all without a cancel. Grace is injected short (0.3 s)."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ async def test_a_hung_call_is_abandoned_at_the_deadline_and_not_before() -> None
     assert all(r.is_error for r in results)
     assert rec.of("tool_settled") == ["bash-h"]
     assert rec.of("tool_end") == ["bash-h", "bash-next"]
-    # Beyond the seed: the abandoned work is also asyncio-cancelled.
+    # Its result is dropped, and the abandoned work is also asyncio-cancelled.
     await asyncio.sleep(0)
     assert "asyncio-cancelled:h" in board.log
 

@@ -1,4 +1,4 @@
-"""The agent loop (spec §6) driven by a scripted model: events, stop reasons, limits, and the
+"""The agent loop driven by a scripted model: events, stop reasons, limits, and the
 invariant that every tool call in history has exactly one result."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Path-aware scheduling (spec §9, opt-in): disjoint declared paths overlap, conflicting calls
-keep call order, a call that may touch anything stays a barrier, and default behaviour is
-unchanged when the option is off."""
+"""Path-aware scheduling (on by default in the agent; `path_aware=True` on a bare `BatchEnv`):
+disjoint declared paths overlap, conflicting calls keep call order, a call that may touch
+anything stays a barrier, and flag-only planning is unchanged when the option is off."""
 
 from __future__ import annotations
 

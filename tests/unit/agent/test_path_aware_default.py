@@ -1,4 +1,4 @@
-"""Path-aware scheduling is the default (spec §9): with the real edit tools, changes of two
+"""Path-aware scheduling is the default: with the real edit tools, changes of two
 different files overlap, changes of one file keep call order, and bash stays a barrier."""
 
 from __future__ import annotations

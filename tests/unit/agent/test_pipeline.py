@@ -1,4 +1,4 @@
-"""One call through the pipeline: every refusal and failure with its exact text (spec §3)."""
+"""One call through the pipeline: every refusal and failure with its exact text."""
 
 from __future__ import annotations
 
@@ -278,6 +278,24 @@ async def test_gate_block_without_reason() -> None:
 
     r = await one("read", '{"path": "a.txt"}', gate=gate)
     assert text(r) == 'Tool "read" blocked by user: no reason given'
+
+
+@pytest.mark.parametrize(
+    ("source", "reason", "expected"),
+    [
+        ("", "outside the workspace", 'Tool "read" was blocked: outside the workspace'),
+        ("  ", None, 'Tool "read" was blocked: no reason given'),
+        ("policy", "  ", 'Tool "read" blocked by policy: no reason given'),
+    ],
+)
+async def test_gate_block_without_a_source_reads_naturally(
+    source: str, reason: str | None, expected: str
+) -> None:
+    async def gate(req: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        return GateBlock(source, reason)
+
+    r = await one("read", '{"path": "a.txt"}', gate=gate)
+    assert (text(r), r.is_error) == (expected, True)
 
 
 async def test_a_failing_gate_blocks_instead_of_letting_the_call_through() -> None:

@@ -1,4 +1,4 @@
-"""The batch scheduler (spec §4): serial barriers, the sliding window, event order, gates."""
+"""The batch scheduler: serial barriers, the sliding window, event order, gates."""
 
 from __future__ import annotations
 

@@ -84,11 +84,13 @@ async def test_child_tool_events_and_text_are_forwarded_tagged_and_namespaced() 
         "tool_start:call_1:None",
         "tool_running:call_1:None",
         "text:call_1:abc",
+        "usage::call_1",  # the child's message_end, as tokens only
         "tool_start:call_1/call_1:call_1",
         "tool_running:call_1/call_1:call_1",
         "tool_settled:call_1/call_1:call_1",
         "tool_end:call_1/call_1:call_1",
         "text:call_1:def",
+        "usage::call_1",
         "tool_settled:call_1:None",
         "tool_end:call_1:None",
         "text:None:ghi",
@@ -250,6 +252,9 @@ async def test_nothing_of_an_abandoned_task_is_forwarded_after_its_result() -> N
     trace = [line(e) for e in rec.events]
     task_end = trace.index("tool_end:call_1:None")
     forwarded = [i for i, e in enumerate(rec.events) if getattr(e, "parent_tool_call_id", None)]
-    assert trace[forwarded[0]] == "tool_start:call_1/call_1:call_1"
+    assert trace[forwarded[0] : forwarded[0] + 2] == [
+        "usage::call_1",  # the child's reply, as tokens
+        "tool_start:call_1/call_1:call_1",
+    ]
     assert max(forwarded) < task_end
     assert trace[-1] == "run_end"

@@ -40,7 +40,11 @@ async def test_guarded_maps_refusals_and_hides_bugs() -> None:
 
     with pytest.raises(JsonRpcException) as info:
         await busy()
-    assert (info.value.code, info.value.data) == (InkErrorCode.SESSION_BUSY, None)
+    assert (info.value.code, info.value.message, info.value.data) == (
+        InkErrorCode.SESSION_BUSY,
+        "session busy: s1 is already running a turn; cancel it or wait",
+        None,
+    )
     with pytest.raises(JsonRpcException) as info:
         await bug()
     assert (info.value.code, info.value.message, info.value.data) == (

@@ -152,7 +152,10 @@ async def test_busy_then_each_cancel_channel(tmp_path: Path, channel: str) -> No
     (session_id,) = host.sessions.live
     with pytest.raises(InkRequestError) as info:
         await host.prompt(params(sessionId=session_id))
-    assert info.value.code == InkErrorCode.SESSION_BUSY
+    assert (info.value.code, info.value.message) == (
+        InkErrorCode.SESSION_BUSY,
+        f"session busy: {session_id} is already running a turn; cancel it or wait",
+    )
     assert host.list_sessions().sessions[0].running is True
     assert host.cancel_request(99) is False and host.cancel_token("other") is False
     if channel == "session":
@@ -180,7 +183,9 @@ async def test_shutdown_cancels_running_turns_and_refuses_new_ones(tmp_path: Pat
     assert running.done() and running.result().stop_reason == "cancelled"
     with pytest.raises(InkRequestError) as info:
         await host.prompt(params())
-    assert info.value.code == InkErrorCode.SHUTTING_DOWN
+    assert (info.value.code, info.value.message) == (
+        InkErrorCode.SHUTTING_DOWN, "shutting down: no new turns"
+    )
 
 
 async def test_unknown_session_is_refused(tmp_path: Path) -> None:
@@ -209,3 +214,59 @@ async def test_prompt_context_uses_the_buffer_and_selection(tmp_path: Path) -> N
         "explain\n\nContext: the user is looking at src/app.py (lines 1-2), selected text:\n"
         "```\ndef f():\n    return 1\n\n```"
     )
+
+
+class ClosingScript(Script):
+    """A scripted model that records being closed, as the real client's `aclose` would."""
+
+    def __init__(self, name: str, *replies: AssistantMessage) -> None:
+        super().__init__(*replies)
+        self.name = name
+        self.closed = asyncio.Event()
+
+    async def aclose(self) -> None:
+        self.closed.set()
+
+
+async def test_clients_of_replaced_settings_close_once_no_turn_uses_them(tmp_path: Path) -> None:
+    tool = WaitTool()
+    made: dict[str, ClosingScript] = {}
+
+    def make_model(settings: ModelSettings) -> ClosingScript:
+        name = settings.model
+        made[name] = ClosingScript(
+            name,
+            AssistantMessage(tool_calls=[call("wait")], stop_reason="tool_use"),
+            AssistantMessage(text=f"{name} done"),
+        )
+        return made[name]
+
+    client = Client()
+    deps = HostDeps(factory=AgentFactory(make_model=make_model,
+                                         make_tools=lambda cwd, secret: [tool],
+                                         system_prompt=lambda cwd, tools: "",
+                                         grace_seconds=0.5))
+    host = Host(client, deps, cwd=tmp_path, documents=OpenDocuments(),
+                features=ClientFeatures(),
+                settings=InkSettings(model=ModelSettings(model="a"), approval="auto"))
+    running = asyncio.ensure_future(host.prompt(params()))
+    await asyncio.wait_for(tool.started.wait(), 5)
+    # replaced while a turn uses it: kept open until that turn ends
+    host.settings = InkSettings(model=ModelSettings(model="b"), approval="auto")
+    await asyncio.gather(*host._closing_models)  # the settings change's close pass: skips "a"
+    assert not made["a"].closed.is_set()
+    (session_id,) = host.sessions.live
+    host.cancel(session_id)
+    assert (await asyncio.wait_for(running, 5)).stop_reason == "cancelled"
+    await asyncio.wait_for(made["a"].closed.wait(), 5)
+    # the current settings' client stays open across turns
+    tool.started.clear()
+    running = asyncio.ensure_future(host.prompt(params()))
+    await asyncio.wait_for(tool.started.wait(), 5)
+    host.cancel(next(s for s in host.sessions.live if s != session_id))
+    await asyncio.wait_for(running, 5)
+    assert not made["b"].closed.is_set()
+    # replaced while idle: closed at once
+    host.settings = InkSettings(model=ModelSettings(model="c"), approval="auto")
+    await asyncio.wait_for(made["b"].closed.wait(), 5)
+    await host.shutdown(1)

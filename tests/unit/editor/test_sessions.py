@@ -39,9 +39,14 @@ async def test_create_resume_list_delete(tmp_path: Path) -> None:
     assert fresh.infos() == []
     with pytest.raises(InkRequestError) as info_err:
         fresh.get(session.session_id)
-    assert info_err.value.code == InkErrorCode.SESSION_NOT_FOUND
-    with pytest.raises(InkRequestError):
+    assert (info_err.value.code, info_err.value.message) == (
+        InkErrorCode.SESSION_NOT_FOUND, f"session not found: {session.session_id}"
+    )
+    with pytest.raises(InkRequestError) as info_err:
         fresh.get("../../etc/passwd")  # not a valid id: simply not found
+    assert (info_err.value.code, info_err.value.message) == (
+        InkErrorCode.SESSION_NOT_FOUND, "session not found: ../../etc/passwd"
+    )
 
 
 def test_without_a_store_sessions_live_in_memory(tmp_path: Path) -> None:

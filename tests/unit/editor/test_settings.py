@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ink_ls.editor.settings import InkSettings, parse_settings
 
 
@@ -49,3 +51,11 @@ def test_not_an_object() -> None:
     settings, problems = parse_settings({"model": "gpt"})
     assert problems == ["model: must be an object"]
     assert parse_settings(None)[1] == []
+
+
+def test_a_named_key_variable_beats_the_generic_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INK_API_KEY", "generic")
+    monkeypatch.setenv("MY_KEY", "named")
+    settings, problems = parse_settings({"model": {"apiKeyEnv": "MY_KEY"}})
+    assert problems == []
+    assert settings.model.resolved_api_key() == "named"

@@ -12,6 +12,7 @@ from ink_ls.agent.events import (
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
+    UsageEvent,
 )
 from ink_ls.core.messages import AssistantMessage, ImageBlock, TextBlock, Usage
 from ink_ls.core.tool import DiffDisplay
@@ -113,6 +114,20 @@ def test_text_usage_and_end() -> None:
         {"sessionUpdate": "turn_end", "stopReason": "max_turn_requests"},
     ]
     assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
+
+
+def test_a_sub_agents_tokens_count_in_the_turns_totals() -> None:
+    r, client = reporter()
+    r.on_event(MessageEndEvent(message=AssistantMessage(
+        text="", usage=Usage(input_tokens=10, output_tokens=2), stop_reason="tool_use")))
+    r.on_event(UsageEvent(usage=Usage(input_tokens=7, output_tokens=3),
+                          parent_tool_call_id="call_1"))
+    r.on_event(MessageEndEvent(message=AssistantMessage(
+        text="done", usage=Usage(input_tokens=30, output_tokens=4))))
+    usage = [(p["update"]["inputTokens"], p["update"]["outputTokens"],
+              p["update"]["sessionInputTokens"])
+             for m, p in client.notes if m == "ink/session/update"]
+    assert usage == [(10, 2, 10), (17, 5, 17), (47, 9, 47)]
 
 
 def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() -> None:

@@ -188,3 +188,10 @@ def test_a_compaction_that_does_not_fit_is_damage(store: SessionStore) -> None:
         fh.write(json.dumps({"type": "compaction", "summary": "s", "kept": 5}) + "\n")
     with pytest.raises(SessionError, match="damaged at line 3"):
         store.open("bad")
+
+
+def test_ids_created_in_a_burst_never_collide(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    ids = {store.create().id for _ in range(3000)}  # all within a second or two
+    assert len(ids) == 3000
+    assert len(list(tmp_path.glob("*.jsonl"))) == 3000

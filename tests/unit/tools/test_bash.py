@@ -222,14 +222,13 @@ async def test_log_copy_partial_beyond_10_mib_and_says_so(tmp_path: Path) -> Non
     )
 
 
-async def test_log_goes_to_the_temp_dir_by_default(tmp_path: Path) -> None:
+async def test_log_goes_to_a_private_per_process_dir_in_the_temp_dir(tmp_path: Path) -> None:
     result = await run("seq 1 600", tmp_path, tool=BashTool())
     path = log_path(result)
-    try:
-        assert path.parent == Path(tempfile.gettempdir())
-        assert path.read_text().count("\n") == 604
-    finally:
-        path.unlink()
+    assert path.parent.parent == Path(tempfile.gettempdir())
+    assert path.parent.name.startswith(f"ink-ls-{os.getpid()}-")
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    assert path.read_text().count("\n") == 604
 
 
 async def test_no_log_promised_when_it_cannot_be_written(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ Fed directly (exact chunk boundaries), and once through a real process that writ
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -140,3 +141,34 @@ async def test_real_process_writing_byte_by_byte(tmp_path: Path) -> None:
     )
     body = TEXT.rstrip("\n")
     assert result.output == f"stdout:\n{body}\n\nstderr:\n{body}"
+
+
+def test_log_dirs_of_dead_processes_are_removed_and_logs_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    from ink_ls.tools import _output
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f"ink-ls-{dead.pid}-abcd"
+    stale.mkdir()
+    (stale / "ink-output-x.log").write_text("old")
+    live = tmp_path / f"ink-ls-{os.getpid()}-other"
+    live.mkdir()
+    monkeypatch.setattr(_output.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(_output, "_log_dir", None)
+    monkeypatch.setattr(_output, "MAX_LOGS", 3)
+    try:
+        capture = _output.StreamCapture("stdout")
+        capture.feed(b"x\n")
+        paths = [_output.write_log("echo", [capture], footer=None).path for _ in range(5)]
+        mine = _output.process_log_dir()
+        assert not stale.exists() and live.exists()  # a live pid's directory is left alone
+        assert sorted(p.name for p in mine.iterdir()) == sorted(
+            Path(p).name for p in paths[-3:] if p
+        )
+    finally:
+        _output.remove_log_dir()
+    assert not mine.exists()

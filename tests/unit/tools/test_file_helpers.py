@@ -95,7 +95,7 @@ def test_head_lines_and_sizes() -> None:
         "512B",
         "50KB",
         "78.1KB",
-        "5.0MB",
+        "5MB",
     ]
 
 

@@ -57,8 +57,8 @@ async def test_broken_symlink_kept_and_counted(tmp_path: Path) -> None:
     (tmp_path / "dangling").symlink_to(tmp_path / "gone")
     r = await ls(tmp_path)
     assert r.output == (
-        "a.txt\ndangling\n\n[1 of 2 entries could not be inspected (stat failed, e.g. a broken "
-        "symlink); they are listed without a trailing /.]"
+        "a.txt\ndangling\n\n[1 of the 2 entries shown could not be inspected (stat failed, e.g. a "
+        "broken symlink); they are listed without a trailing /.]"
     )
 
 

@@ -84,3 +84,62 @@ def test_exit_cleanup_kills_every_process_of_a_running_call(tmp_path: Path, how:
             # Killed children of the dead driver may have been re-parented to this process.
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)
+
+
+HUNTER = """
+import os, sys
+from pathlib import Path
+from ink_ls.tools import _process
+
+_process.install_exit_cleanup(watchdog=False)  # the signal handler alone must be enough
+env = dict(os.environ)
+print("READY", flush=True)
+while True:  # nothing but spawns: a signal lands at a random point of one
+    _process.spawn("sleep " + sys.argv[1], cwd=Path("."), env=env)
+"""
+
+
+def _sleepers(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if cmdline[:2] == [b"sleep", marker.encode()] and running(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+def test_sigterm_during_spawn_leaves_no_process(tmp_path: Path) -> None:
+    """Hunts the race of a SIGTERM landing between a command's fork and its tracking (the
+    child escaped the exit cleanup): 25 rounds, each signalled at a random point of a loop
+    that does nothing but spawn."""
+    import random
+    import time
+
+    marker = f"600.{os.getpid()}{random.randrange(10**6)}"
+    survivors: list[int] = []
+    try:
+        for _ in range(25):
+            hunter = subprocess.Popen(
+                [sys.executable, "-c", HUNTER, marker],
+                cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+            assert hunter.stdout is not None
+            assert hunter.stdout.readline() == b"READY\n"
+            time.sleep(random.uniform(0.0, 0.15))  # the random point: when the signal lands
+            hunter.send_signal(signal.SIGTERM)
+            assert hunter.wait(timeout=30) == -signal.SIGTERM
+            hunter.stdout.close()
+            # the handler kills synchronously before dying: survivors now are escapees
+            deadline = time.monotonic() + 2.0
+            while (survivors := _sleepers(marker)) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert survivors == [], f"sleep {marker} survived SIGTERM of the process: {survivors}"
+    finally:
+        for pid in _sleepers(marker):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

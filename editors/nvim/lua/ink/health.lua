@@ -47,18 +47,26 @@ local function check_server(cmd)
   end
 end
 
+-- The server's own default (DEFAULT_BASE_URL in ink_ls/core/config.py: a local Ollama);
+-- tests/editors/test_nvim_help_health.py checks that the two agree.
+M.DEFAULT_BASE_URL = 'http://localhost:11434/v1'
+
 ---@param model table
 local function check_endpoint(model)
   local base = model.baseUrl or os.getenv('INK_BASE_URL') or os.getenv('OPENAI_BASE_URL')
   if not base then
-    health.info('model.baseUrl not set: ink-ls uses https://api.openai.com/v1')
-    base = 'https://api.openai.com/v1'
+    health.info('model.baseUrl not set: ink-ls uses ' .. M.DEFAULT_BASE_URL)
+    base = M.DEFAULT_BASE_URL
   end
   if vim.fn.executable('curl') ~= 1 then
     health.warn('curl not found: cannot check that ' .. base .. ' is reachable')
     return
   end
-  local key = model.apiKey or os.getenv(model.apiKeyEnv or 'OPENAI_API_KEY')
+  -- the server's order: the named variable, then INK_API_KEY, then OPENAI_API_KEY
+  local key = model.apiKey
+    or (model.apiKeyEnv and os.getenv(model.apiKeyEnv))
+    or os.getenv('INK_API_KEY')
+    or os.getenv('OPENAI_API_KEY')
   -- the key goes through curl's stdin config, never on its command line
   local conf = key and ('header = "Authorization: Bearer %s"\n'):format(key) or ''
   local url = base:gsub('/+$', '') .. '/models'

@@ -35,6 +35,7 @@ M.updates = {
   compaction = 'compaction',
   instructions_loaded = 'instructions_loaded',
   error = 'error',
+  warning = 'warning',
   turn_end = 'turn_end',
 }
 

@@ -87,6 +87,8 @@ function M.on_update(_, params, ctx)
     transcript.note('instructions: ' .. table.concat(names, ', ') .. (u.truncated and ' (cut at 32 KiB)' or ''))
   elseif kind == U.error then
     transcript.note('error: ' .. tostring(u.message))
+  elseif kind == U.warning then
+    transcript.note('warning: ' .. tostring(u.message))
   elseif kind == U.turn_end then
     local usage = M.usage
       and (' · %s tokens in, %s out'):format(tostring(M.usage.inputTokens), tostring(M.usage.outputTokens))
