@@ -23,22 +23,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ink_ls.agent.events import AgentEvent, CompactionEvent, MessageEndEvent  # noqa: E402
-from ink_ls.agent.loop import Agent, AgentOptions  # noqa: E402
-from ink_ls.agent.prompt import build_system_prompt  # noqa: E402
+from ink_ls.agent.factory import AgentFactory, FrontEnd  # noqa: E402
 from ink_ls.agent.tokens import estimate_fixed, estimate_message  # noqa: E402
 from ink_ls.core.config import ModelSettings  # noqa: E402
 from ink_ls.core.messages import Message  # noqa: E402
-from ink_ls.core.tool import ToolRegistry  # noqa: E402
-from ink_ls.model.client import OpenAIClient  # noqa: E402
-from ink_ls.tools.builtin import builtin_tools  # noqa: E402
 from tests.fakes.model_server import FakeModelServer  # noqa: E402
 from tests.fakes.windowed import WindowedModel  # noqa: E402
 
 
 async def session(root: Path, base_url: str, window: int, prompts: int) -> dict[str, float]:
-    tools = ToolRegistry(builtin_tools(root))
     settings = ModelSettings(base_url=base_url, model="fake-model", context_window=window)
-    client = OpenAIClient(settings)
+    factory = AgentFactory()
     full: list[Message] = []
     compactions: list[float] = []
     replies: list[float] = []
@@ -52,17 +47,17 @@ async def session(root: Path, base_url: str, window: int, prompts: int) -> dict[
             replies.append(now - started[0])
         started[0] = now
 
-    agent = Agent(client, tools,
-                  AgentOptions(cwd=root, system_prompt=build_system_prompt(root, tools),
-                               context_window=window),
-                  on_event=on_event, on_message=full.append)
+    agent = factory.build(settings=settings, cwd=root,
+                          front=FrontEnd(on_event=on_event, on_message=full.append),
+                          context_window=await factory.window(settings))
+    tools = agent.tools
     t0 = time.perf_counter()
     for n in range(prompts):
         started[0] = time.perf_counter()
         result = await agent.run(f"check f{n % 10}.txt (turn {n})")
         assert result.stop_reason == "completed", result.error
     wall = time.perf_counter() - t0
-    await client.aclose()
+    await factory.close_models()
     uncompacted = estimate_fixed(agent.options.system_prompt, tools.schemas()) + sum(
         estimate_message(m) for m in full)
     return {"wall": wall, "compactions": len(compactions), "compaction_time": sum(compactions),
