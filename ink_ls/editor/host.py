@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import StopReason
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.gate import Gate
@@ -20,8 +19,9 @@ from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.loop import Agent
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import DiskWriter, FileWriter
+from ink_ls.core.tool import FileWriter
 from ink_ls.editor.client import ClientFeatures, EditorClient
+from ink_ls.editor.compacting import compact_session
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.diagnostics_tool import editor_tools
@@ -194,7 +194,7 @@ class Host:
                                timeout=timeout)
         await self.close_models()
 
-    async def _agent(self, session: LiveSession, reporter: TurnReporter, gate: Gate,
+    async def agent(self, session: LiveSession, reporter: TurnReporter, gate: Gate,
                      writer: FileWriter, model: Model) -> Agent:
         """The agent of one turn (or of an on-demand compaction) of `session`."""
         settings = self.settings.model
@@ -222,7 +222,7 @@ class Host:
 
     # ---- prompt ---------------------------------------------------------------------------------
 
-    async def _progress_token(self, given: str | int | None, session: LiveSession,
+    async def progress_token(self, given: str | int | None, session: LiveSession,
                               turn_id: str) -> str | int | None:
         if given is not None:
             return given
@@ -265,7 +265,7 @@ class Host:
         self, session: LiveSession, turn: Turn, params: SessionPromptParams
     ) -> SessionPromptResult:
         settings = self.settings
-        turn.token = await self._progress_token(params.work_done_token, session, turn.turn_id)
+        turn.token = await self.progress_token(params.work_done_token, session, turn.turn_id)
         reporter = TurnReporter(
             self.client,
             session_id=session.session_id,
@@ -291,7 +291,7 @@ class Host:
             model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
             try:
-                agent = await self._agent(session, reporter, gate, writer, model)
+                agent = await self.agent(session, reporter, gate, writer, model)
                 result = await agent.run(prompt, turn.controller.signal)
             finally:
                 await factory.release_model(settings.model, current=self.settings.model)
@@ -320,51 +320,5 @@ class Host:
     async def compact(
         self, params: SessionCompactParams, *, request_id: object | None = None
     ) -> SessionCompactResult:
-        """`ink/session/compact`: summarise the session's older messages now (a turn of its
-        own: the session is busy meanwhile and `ink/session/cancel` stops it unchanged)."""
-        if self.closing:
-            raise InkRequestError(InkErrorCode.SHUTTING_DOWN, "shutting down: no new turns")
-        session = self.sessions.get(params.session_id)
-        if session.turn is not None:
-            raise session_busy(session.session_id)
-        turn = Turn(f"c{session.turns + 1}", CancelController(), request_id)
-        session.turn = turn
-        factory = self.deps.factory
-        settings = self.settings.model
-        model = factory.acquire_model(settings)
-        try:
-            turn.token = await self._progress_token(params.work_done_token, session,
-                                                    turn.turn_id)
-            reporter = TurnReporter(self.client, session_id=session.session_id,
-                                    turn_id=turn.turn_id, cwd=self.cwd,
-                                    progress_token=turn.token, session_usage=session.usage)
-            reporter.progress({"kind": "begin", "title": "Ink", "cancellable": True,
-                               "message": "compacting the conversation"})
-            gate = ApprovalGate("readonly", MessagePrompter(self.client, self.features))
-            agent = await self._agent(session, reporter, gate, DiskWriter(), model)  # no tools run
-            context = agent.context
-            before = context.tokens(session.messages,
-                                    context.system(agent.options.system_prompt),
-                                    agent.tools.schemas())
-            outcome = "done"
-            try:
-                done = await agent.compact(turn.controller.signal)
-            except CompactionCancelledError:
-                outcome, done = "cancelled", None
-            except CompactionError as exc:
-                reporter.progress({"kind": "end", "message": f"failed: {exc}"})
-                raise InkRequestError(InkErrorCode.COMPACTION_FAILED, str(exc)) from None
-            session.usage = reporter.session_usage
-            if done is None and outcome == "done":
-                outcome = "nothing to compact"
-            reporter.progress({"kind": "end", "message": outcome})
-            return SessionCompactResult(
-                session_id=session.session_id, compacted=done is not None,
-                tokens_before=before, tokens_after=done.tokens_after if done else before,
-                context_window=context.window or 0, cancelled=outcome == "cancelled",
-            )
-        finally:
-            await factory.release_model(settings, current=self.settings.model)
-            session.turn = None
-            session.updated_at = now()
-            turn.done.set()
+        """`ink/session/compact` (see `editor.compacting`)."""
+        return await compact_session(self, params, request_id=request_id)
