@@ -27,6 +27,7 @@ from ink_ls.core.tool import (
     ToolContext,
     ToolParams,
     ToolRegistry,
+    aborted_result,
 )
 
 MAX_SCHEMA_ERRORS = 5
@@ -243,6 +244,8 @@ async def execute(prepared: PreparedCall, signal: CancelSignal, context: ToolCon
         result = await tool.execute(prepared.args, signal, context)
     except ChangeRejectedError as exc:
         out = error_result(call, blocked_text(call.name, exc.source, exc.reason))
+    except CancelledError:  # the tool let its cancel escape: the same text tools return
+        out = error_result(call, aborted_result(call.name).output)
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         out = error_result(call, f"Error: tool {call.name} threw: {message}")

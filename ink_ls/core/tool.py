@@ -46,6 +46,15 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def aborted_result(tool_name: str, note: str | None = None) -> ToolResult:
+    """The one result of a call its cancel stopped: `Error: <tool> aborted by user[; <note>.]`.
+
+    Tools return it (edit and write add that the file was not changed); the pipeline gives it
+    to a tool that lets the cancel's `CancelledError` escape."""
+    text = f"Error: {tool_name} aborted by user"
+    return ToolResult(f"{text}; {note}." if note else text, is_error=True)
+
+
 ToolKind = Literal["read", "search", "edit", "execute", "think", "other"]
 """What a call does, for front ends choosing an icon (the Agent Client Protocol's vocabulary)."""
 
@@ -91,9 +100,23 @@ class ToolResult:
 
 
 class FileView(Protocol):
-    """How tools see files the editor has open. `None` means: not open, read the disk."""
+    """How tools see files the editor has open. `None` means: not open, read the disk.
+
+    A view that must ask over the wire (ACP's `fs/read_text_file`) also has an async
+    `read_document(path)`; tools read through `document_text`, which prefers it.
+    """
 
     def open_document(self, path: Path) -> str | None: ...
+
+
+async def document_text(files: FileView, path: Path) -> str | None:
+    """The editor's text of `path`, or None (read the disk). Awaits `read_document` when the
+    view has one (a client that is asked over the wire), else calls `open_document`."""
+    read = getattr(files, "read_document", None)
+    if read is not None:
+        text: str | None = await read(path)
+        return text
+    return files.open_document(path)
 
 
 class FileWriter(Protocol):

@@ -38,6 +38,10 @@ class ClientFeatures:
     reviews_apply_edit: bool = False
     diagnostics: bool = False
     """The client answers `ink/diagnostics` and sends `ink/diagnosticsChanged`."""
+    ink_plugin: bool = False
+    """The client announced `experimental.ink` (our plugins): it accepts the `ink` members
+    of standard requests. Others may not (eglot 1.9 errors on an unknown key)."""
+    show_document: bool = False
 
     @classmethod
     def from_capabilities(cls, caps: Mapping[str, Any] | None) -> ClientFeatures:
@@ -57,4 +61,6 @@ class ClientFeatures:
             is True,
             reviews_apply_edit=_get(caps, "experimental", "ink", "reviewsApplyEdit") is True,
             diagnostics=_get(caps, "experimental", "ink", "diagnostics") is True,
+            ink_plugin=isinstance(_get(caps, "experimental", "ink"), Mapping),
+            show_document=_get(caps, "window", "showDocument", "support") is True,
         )

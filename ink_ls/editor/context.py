@@ -6,10 +6,43 @@ an unreadable document is simply named without its text.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.editor.documents import OpenDocuments, uri_to_path
 from ink_ls.protocol.models import SessionPromptParams
+
+_CONTEXT = re.compile(
+    r"(?P<prompt>.*)\n\nContext: the user is looking at (?P<path>[^\n]+?)"
+    r"(?: \(lines (?P<first>\d+)-(?P<last>\d+)\))?(?:, selected text:\n```\n.*\n```)?",
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class AskedFrom:
+    """A user message taken apart: the prompt as typed and the document it was asked from."""
+
+    prompt: str
+    path: str | None = None
+    first_line: int | None = None
+    last_line: int | None = None
+
+
+def split_context(message: str) -> AskedFrom:
+    """Undo `prompt_with_context` (for replaying a stored session): the prompt and its document.
+
+    A message without the context suffix is returned whole.
+    """
+    match = _CONTEXT.fullmatch(message)
+    if match is None:
+        return AskedFrom(message)
+    first, last = match["first"], match["last"]
+    return AskedFrom(
+        match["prompt"], match["path"],
+        int(first) if first else None, int(last) if last else None,
+    )
 
 
 def _display_path(path: Path, cwd: Path) -> str:

@@ -27,6 +27,7 @@ from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.prompter import MessagePrompter
+from ink_ls.editor.replay import replay
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
@@ -41,6 +42,7 @@ from ink_ls.protocol.models import (
     SessionCompactParams,
     SessionCompactResult,
     SessionListResult,
+    SessionLoadResult,
     SessionPromptParams,
     SessionPromptResult,
     ToolInfo,
@@ -139,6 +141,15 @@ class Host:
     def list_sessions(self) -> SessionListResult:
         """This workspace's sessions (live and stored), most recently updated first."""
         return SessionListResult(sessions=self.sessions.infos())
+
+    def load(self, session_id: str) -> SessionLoadResult:
+        """`ink/session/load`: replay a live or stored session to the editor (-32002 while a
+        turn runs: its history is still growing)."""
+        session = self.sessions.get(session_id)
+        if session.turn is not None:
+            raise session_busy(session_id)
+        tools = self.deps.factory.tools(self.cwd, self.settings.model)
+        return replay(self.client, session, self.cwd, tools)
 
     async def close(self, params: SessionCloseParams) -> None:
         """Cancel a running turn, wait for it, forget the session (and delete it if asked)."""

@@ -15,6 +15,7 @@ from ink_ls.protocol.models import (
     SessionCloseParams,
     SessionCompactParams,
     SessionListParams,
+    SessionLoadParams,
     SessionPromptParams,
     ToolsParams,
 )
@@ -67,6 +68,12 @@ def register(server: LanguageServer, state: ServerState) -> None:
         except ValueError:
             return  # a notification has nobody to answer; ignore what does not parse
         host.diagnostics.changed(changed.uris)
+
+    @server.feature(methods.SESSION_LOAD)
+    @guarded
+    async def load(params: Any) -> dict[str, Any]:
+        request = validate(SessionLoadParams, params)
+        return state.require_host().load(request.session_id).dump()
 
     @server.feature(methods.TOOLS)
     @guarded

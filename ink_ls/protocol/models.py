@@ -43,6 +43,25 @@ class TextDocumentIdentifier(WireModel):
 # ---- requests -------------------------------------------------------------------------------
 
 
+class AskCommandArgs(WireModel):
+    """The argument object of the `ink.ask` command (`workspace/executeCommand`)."""
+
+    prompt: str | None = None
+    """The request; without it the selected text is the request (`Ink: ask about this…`)."""
+    uri: str | None = None
+    """The document the user asks from."""
+    range: Range | None = None
+    """The selection in that document."""
+
+    @model_validator(mode="after")
+    def _something_to_ask(self) -> AskCommandArgs:
+        if not (self.prompt or "").strip() and (self.uri is None or self.range is None):
+            raise ValueError("give a prompt, or a uri and range whose text is the request")
+        if self.range is not None and self.uri is None:
+            raise ValueError("range needs uri")
+        return self
+
+
 class SessionPromptParams(WireModel):
     session_id: str | None = None
     prompt: str = Field(min_length=1)
@@ -103,6 +122,14 @@ class SessionCompactResult(WireModel):
     tokens_after: int
     context_window: int
     cancelled: bool = False
+class SessionLoadParams(WireModel):
+    session_id: str
+
+
+class SessionLoadResult(WireModel):
+    session_id: str
+    title: str
+    message_count: int
 
 
 class ToolsParams(WireModel):
@@ -199,6 +226,22 @@ class AgentMessageChunk(WireModel):
     content: TextContent
 
 
+class PromptContext(WireModel):
+    """The document (and lines) a replayed prompt was asked from."""
+
+    path: str
+    first_line: int | None = None
+    last_line: int | None = None
+
+
+class UserMessageChunk(WireModel):
+    """A user prompt, sent when a session is replayed (`ink/session/load`)."""
+
+    session_update: Literal["user_message_chunk"] = "user_message_chunk"
+    content: TextContent
+    context: PromptContext | None = None
+
+
 class ToolCallRegistered(WireModel):
     session_update: Literal["tool_call"] = "tool_call"
     tool_call_id: str
@@ -280,6 +323,7 @@ class TurnEndUpdate(WireModel):
 
 SessionUpdateBody = Annotated[
     AgentMessageChunk
+    | UserMessageChunk
     | ToolCallRegistered
     | ToolCallUpdate
     | UsageUpdate

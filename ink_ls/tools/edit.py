@@ -13,7 +13,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ink_ls.core.signal import CancelledError, CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    shown_path,
+    text_arg,
+)
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -180,7 +189,7 @@ class EditTool(Tool[EditParams]):
                 if failed is not None:
                     return failed
         except CancelledError:
-            return ToolResult("Error: edit aborted by user; the file was not changed.", True)
+            return aborted_result(self.name, "the file was not changed")
         return ToolResult(
             f"Edited {shown}: {_plural(len(args.edits), 'edit')} applied.",
             display=diff_display(path, file.raw, new_text),

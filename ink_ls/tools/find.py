@@ -15,7 +15,15 @@ from typing import Any
 from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    text_arg,
+)
 from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, unignored_glob_files
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -128,7 +136,7 @@ class FindTool(Tool[FindParams]):
         except RgNotFoundError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
         if run.cancelled:
-            return ToolResult("Error: find aborted by user", is_error=True)
+            return aborted_result(self.name)
         collector.feed(found)
         if not collector.paths:
             if run.exit_code not in (0, 1):

@@ -17,7 +17,16 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    shown_path,
+    text_arg,
+)
 from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, name_glob_flags, run_rg, unignored_glob_files
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -253,7 +262,7 @@ class GrepTool(Tool[GrepParams]):
                     ("--files", *WALK_FLAGS), args.glob, where, cwd=context.cwd, signal=signal
                 )
                 if listed.cancelled:
-                    return ToolResult("Error: grep aborted by user", is_error=True)
+                    return aborted_result(self.name)
                 if not files:
                     return ToolResult(_no_matches(args))
                 collector.allowed = set(files)
@@ -269,7 +278,7 @@ class GrepTool(Tool[GrepParams]):
         except RgNotFoundError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
         if run.cancelled:
-            return ToolResult("Error: grep aborted by user", is_error=True)
+            return aborted_result(self.name)
         failed = not run.stopped and run.exit_code not in (0, 1)
         if not collector.lines:
             if failed:

@@ -17,7 +17,16 @@ from typing import Any
 from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    shown_path,
+    text_arg,
+)
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
 from ink_ls.tools._truncate import MAX_BYTES, head_lines
 
@@ -103,7 +112,7 @@ class LsTool(Tool[LsParams]):
 
     async def _list(self, args: LsParams, path: Path, signal: CancelSignal) -> ToolResult:
         shown = args.path or "."
-        aborted = ToolResult("Error: ls aborted by user", is_error=True)
+        aborted = aborted_result(self.name)
         if signal.cancelled:
             return aborted
         stop = threading.Event()

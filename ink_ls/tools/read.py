@@ -22,7 +22,17 @@ from pydantic_core import PydanticCustomError
 
 from ink_ls.core.messages import ImageBlock, TextBlock
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    document_text,
+    shown_path,
+    text_arg,
+)
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
 from ink_ls.tools._paths import shell_quote
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -135,7 +145,7 @@ class ReadTool(Tool[ReadParams]):
         stop = threading.Event()
         unsubscribe = signal.subscribe(stop.set)
         try:
-            buffer = context.files.open_document(path)
+            buffer = await document_text(context.files, path)
             outcome: _Text | _Image | _Failure
             if buffer is not None:
                 source: BinaryIO = io.BytesIO(buffer.encode("utf-8", "replace"))
@@ -149,7 +159,7 @@ class ReadTool(Tool[ReadParams]):
             if isinstance(outcome, _Image):
                 return await asyncio.to_thread(_image_result, outcome)
         except ScanCancelledError:
-            return ToolResult("Error: read aborted by user", is_error=True)
+            return aborted_result(self.name)
         finally:
             unsubscribe()
             stop.set()  # if this task itself was cancelled, the worker thread stops too

@@ -13,7 +13,16 @@ from typing import Any
 from pydantic import Field
 
 from ink_ls.core.signal import CancelledError, CancelSignal
-from ink_ls.core.tool import Access, Tool, ToolContext, ToolParams, ToolResult, shown_path, text_arg
+from ink_ls.core.tool import (
+    Access,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    aborted_result,
+    shown_path,
+    text_arg,
+)
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
 from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
@@ -89,7 +98,7 @@ class WriteTool(Tool[WriteParams]):
                 if failed is not None:
                     return failed
         except CancelledError:
-            return ToolResult("Error: write aborted by user; the file was not changed.", True)
+            return aborted_result(self.name, "the file was not changed")
         verb = "Overwrote" if existed else "Created"
         size = len(args.content.encode("utf-8"))
         return ToolResult(

@@ -118,6 +118,12 @@ UNIT_CASES = [
     "review: a buffer changed during the review is not overwritten (truthful answer)",
     "review: an undecided review is closed unapplied when the approval time is up",
     "approval: the real vim.ui.select answers with the chosen action or vim.NIL",
+    "chat: calls fold their output, a task's sub-agent calls nest in its fold, refused and failed"
+    " calls are told apart",
+    "chat: a command approval is answered in place; the picker and the chat close each other",
+    "chat: an edit review answered from the chat closes its diff; answered in the diff, the chat"
+    " stops asking",
+    "chat: usage and context share in the winbar; float layout; bad layouts are refused",
     ":help ink has valid tags for every command",
     ":InkLog shows the transcript in a split",
     "checkhealth ink without a running server: version from the command, endpoint down",
@@ -155,6 +161,9 @@ def test_a_hanging_script_is_killed_and_fails(tmp_path: Path) -> None:
 APP = "def main():\n    x = 1\n    return x\n"
 README = "# Demo\n\nStart the project with `make start`.\n"
 ANSWER = "Start it with `make start`, then open http://localhost:8000."
+CHAT_ANSWER = (
+    "Done. Run it with:\n\n```python\nfrom app import main\nprint(main())\n```\n\nIt prints `2`."
+)
 
 
 def _content(message: dict[str, Any]) -> str:
@@ -200,6 +209,15 @@ SCRIPT: dict[str, list[Reply]] = {
         text("Shouted."),
     ],
     "cancel": [text("Let me think about this very carefully. " * 20, chunk_size=4, delay=0.1)],
+    # the chat buffer: one turn with a read, a command and an edit, then a markdown answer
+    "chat": [
+        tool("read", {"path": "README.md"}),
+        tool("bash", {"command": "echo chat > ran.txt"}),
+        tool("edit", {"path": "app.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}),
+        text(CHAT_ANSWER, chunk_size=5),
+    ],
+    "chat-more": [text("Still two.")],
+    "chat-stop": [text("Thinking it over slowly. " * 30, chunk_size=4, delay=0.1)],
 }
 
 
@@ -241,8 +259,7 @@ def _tool_results(model: FakeModelServer, tag: str) -> list[str]:
     return out
 
 
-@pytest.mark.timeout(180)
-def test_plugin_against_the_real_server(tmp_path: Path) -> None:
+def _workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "README.md").write_text(README)
@@ -250,18 +267,32 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     (ws / "notes.txt").write_text("on disk\n")
     (ws / "greet.txt").write_text("héllo wörld\n")
     (ws / "auto.txt").write_text("one\ntwo\n")
+    return ws
+
+
+def _run_with_model(
+    script: str, tmp_path: Path, ws: Path, model: FakeModelServer, **env: str
+) -> NvimRun:
+    """Runs a spec against the real server, the scripted model answering by case tag."""
+    model.push(*([_respond] * 40))
+    return run_nvim(
+        script,
+        tmp_path,
+        timeout=150,
+        env_extra={
+            "INK_TEST_BASE_URL": model.base_url,
+            "INK_TEST_WORKSPACE": str(ws),
+            "INK_TEST_API_KEY": SECRET,
+            **env,
+        },
+    )
+
+
+@pytest.mark.timeout(180)
+def test_plugin_against_the_real_server(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
     with FakeModelServer() as model:
-        model.push(*([_respond] * 40))
-        run = run_nvim(
-            "e2e_spec.lua",
-            tmp_path,
-            timeout=150,
-            env_extra={
-                "INK_TEST_BASE_URL": model.base_url,
-                "INK_TEST_WORKSPACE": str(ws),
-                "INK_TEST_API_KEY": SECRET,
-            },
-        )
+        run = _run_with_model("e2e_spec.lua", tmp_path, ws, model)
     assert_passed(run, E2E_CASES)
     assert model.request_headers[0]["Authorization"] == f"Bearer {SECRET}"
     assert SECRET not in "\n".join(run.results) + run.output
@@ -296,6 +327,50 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     assert (ws / "app.py").read_text() == APP.replace("x = 1", "x = 2")
     # the cancel cut the model's stream: the server went away mid-answer
     assert model.disconnects >= 1
+
+
+CHAT_CASES = [
+    ":Ink opens the chat and its input area; g? lists the keys",
+    "a turn in the chat: read, command and edit answered in place, markdown answer",
+    "<CR> on a call opens its file, or its diff",
+    "dump of the chat buffer",
+    ":InkSessions resumes a past session in the chat; the next prompt continues it",
+    "the stop key in the chat ends a running turn",
+]
+
+DOCS_DUMP = REPO / "docs" / "nvim-chat.txt"
+
+
+@pytest.mark.timeout(180)
+def test_chat_buffer_against_the_real_server(tmp_path: Path) -> None:
+    """:Ink end to end; INK_UPDATE_DOCS=1 also refreshes docs/nvim-chat.txt from the run."""
+    ws = _workspace(tmp_path)
+    dump = tmp_path / "nvim-chat.txt"
+    screen = tmp_path / "nvim-chat-screen.txt"
+    env = {"INK_TEST_DUMP": str(dump)}
+    if os.environ.get("INK_UPDATE_DOCS") == "1":
+        env["INK_TEST_SCREEN"] = str(screen)  # a real UI in tmux: docs only
+    with FakeModelServer() as model:
+        run = _run_with_model("chat_spec.lua", tmp_path, ws, model, **env)
+    assert_passed(run, CHAT_CASES)
+    # what the model read back: the command ran (allowed in the chat), the edit was applied
+    # (accepted in the chat)
+    last = [r for r in model.requests if _case_of(r)[0] == "chat"][-1]
+    results = [_content(m) for m in last["messages"] if m["role"] == "tool"]
+    assert results[1:] == ["(no output)", "Edited app.py: 1 edit applied."]
+    assert "Start the project with `make start`." in results[0]
+    # the resumed session's history went to the model with the follow-up
+    more = next(r for r in model.requests if _case_of(r)[0] == "chat-more")
+    assert "[case:chat] tour the project" in _content(
+        next(m for m in more["messages"] if m["role"] == "user")
+    )
+    shown = dump.read_text()
+    assert "✓ ▸ edit app.py  ‹done · " in shown
+    if os.environ.get("INK_UPDATE_DOCS") == "1":
+        DOCS_DUMP.write_text(shown)
+        for suffix in ("", ".ansi"):
+            target = REPO / "docs" / f"nvim-chat-screen.txt{suffix}"
+            target.write_text(Path(f"{screen}{suffix}").read_text())
 
 
 MOD_BEFORE = "import os\n\n\ndef f():\n    return missing_name\n"

@@ -52,3 +52,17 @@ end, { desc = 'Accept the Ink edit under review' })
 vim.api.nvim_create_user_command('InkReject', function(cmd)
   ink().reject(cmd.args)
 end, { nargs = '*', desc = 'Reject the Ink edit under review (optional reason for the model)' })
+
+vim.api.nvim_create_user_command('Ink', function(cmd)
+  ink().chat(cmd.args ~= '' and cmd.args or nil)
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'vertical', 'horizontal', 'float' }
+  end,
+  desc = 'Open the Ink chat (optionally in another layout)',
+})
+
+vim.api.nvim_create_user_command('InkSessions', function()
+  ink().sessions()
+end, { desc = 'Pick a past Ink session and resume it in the chat' })

@@ -6,6 +6,8 @@
  * (`ink/session/update`). No commands and no turn logic: see session.ts.
  */
 
+import fs from 'node:fs';
+
 import * as vscode from 'vscode';
 import {
   type ClientCapabilities,
@@ -24,7 +26,7 @@ import {
 import { answerFor, dialogFor } from './approval';
 import { connectDiagnostics } from './diagnostics';
 import { isPreApproved } from './edits';
-import { serverCommand } from './options';
+import { resolveServer } from './options';
 import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
 import type { EditReviewer } from './review';
 import { readInkSettings, readRawSettings } from './settings';
@@ -57,10 +59,27 @@ export interface ClientHooks {
   subscriptions: vscode.Disposable[];
 }
 
-/** Builds (does not start) the client for the current settings. */
+/** Whether `file` is an executable file. */
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Builds (does not start) the client for the current settings. Throws with a message that
+ * names the install command when ink-ls cannot be found.
+ */
 export function createClient(hooks: ClientHooks): LanguageClient {
+  const server = resolveServer(readRawSettings(), isExecutable, process.env.PATH);
+  if ('error' in server) {
+    throw new Error(server.error);
+  }
   const serverOptions: ServerOptions = {
-    command: serverCommand(readRawSettings()),
+    command: server.command,
     // TransportKind.stdio makes the client append `--stdio` to the arguments.
     transport: TransportKind.stdio,
     options: { env: process.env },

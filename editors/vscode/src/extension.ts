@@ -105,7 +105,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration(`${SECTION}.serverPath`)) {
+      if (e.affectsConfiguration(`${SECTION}.server.path`) || e.affectsConfiguration(`${SECTION}.serverPath`)) {
         const wasRunning = client !== undefined;
         await stopClient();
         if (wasRunning) {

@@ -14,7 +14,8 @@ export const SECTION = 'ink';
 export function readRawSettings(): RawSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
-    serverPath: config.get<string>('serverPath', 'ink-ls'),
+    serverPath: config.get<string>('server.path', ''),
+    legacyServerPath: config.get<string>('serverPath', ''),
     baseUrl: config.get<string>('model.baseUrl', ''),
     model: config.get<string>('model.name', ''),
     apiKeyEnv: config.get<string>('model.apiKeyEnv', 'OPENAI_API_KEY'),

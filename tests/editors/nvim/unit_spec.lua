@@ -342,6 +342,207 @@ H.case('approval: the real vim.ui.select answers with the chosen action or vim.N
   H.contains(transcript.text(), 'you chose: Reject')
 end)
 
+-- ---- the chat buffer (no server: updates and requests are fed as the client would) -------
+
+local chat = require('ink.chat')
+local chat_render = require('ink.chat_render')
+local chat_window = require('ink.chat_window')
+
+local function up(u)
+  chat.on_update({ sessionId = 's-unit', turnId = 't1', update = u })
+end
+
+--- sign and status text of the call on a 0-based row
+local function chat_deco(row)
+  local m = vim.api.nvim_buf_get_extmarks(chat_render.buf(), chat_render.ns, { row, 0 }, { row, -1 }, { details = true })[1]
+  return { vim.trim(m[4].sign_text or ''), m[4].virt_text[1][1] }
+end
+
+local function chat_row(text)
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(chat_render.buf(), 0, -1, true)) do
+    if l == text then
+      return i - 1
+    end
+  end
+  error('no chat line ' .. text)
+end
+
+H.case('chat: calls fold their output, a task\'s sub-agent calls nest in its fold, refused and failed calls are told apart', function()
+  vim.cmd('tabonly')
+  vim.cmd('only')
+  chat.reset()
+  vim.cmd('Ink')
+  chat.question('survey', 'a.py')
+  up({ sessionUpdate = 'tool_call', toolCallId = 'c1', title = 'task: survey', kind = 'think', status = 'pending', rawInput = {} })
+  up({ sessionUpdate = 'tool_call', toolCallId = 'c2', title = 'bash: make', kind = 'execute', status = 'pending', rawInput = {} })
+  up({ sessionUpdate = 'tool_call_update', toolCallId = 'c1', status = 'in_progress', phase = 'running' })
+  up({ sessionUpdate = 'tool_call', toolCallId = 'c1/c1', parentToolCallId = 'c1', title = 'read a.py', kind = 'read', status = 'pending', rawInput = { path = 'a.py' } })
+  up({ sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'Look' } })
+  up({ sessionUpdate = 'tool_call', toolCallId = 'c1/c2', parentToolCallId = 'c1', title = 'bash: rm x', kind = 'execute', status = 'pending', rawInput = {} })
+  up({ sessionUpdate = 'tool_call_update', toolCallId = 'c1/c1', status = 'completed', phase = 'delivered', content = { { type = 'content', content = { type = 'text', text = 'A' } } } })
+  up({ sessionUpdate = 'tool_call_update', toolCallId = 'c1/c2', status = 'failed', phase = 'delivered', rawOutput = { isError = true, text = 'Tool "bash" blocked by user: the user rejected this call' } })
+  up({ sessionUpdate = 'tool_call_update', toolCallId = 'c1', status = 'completed', phase = 'settled', durationMs = 1500 })
+  up({ sessionUpdate = 'tool_call_update', toolCallId = 'c1', status = 'completed', phase = 'delivered', content = { { type = 'content', content = { type = 'text', text = 'found it' } } } })
+  up({ sessionUpdate = 'tool_call_update', toolCallId = 'c2', status = 'in_progress', phase = 'running' })
+  H.eq({ '◐', 'running' }, chat_deco(chat_row('▸ bash: make')))
+  up({ sessionUpdate = 'tool_call_update', toolCallId = 'c2', status = 'failed', phase = 'delivered', rawOutput = { isError = true, text = 'make: no rule' } })
+  up({ sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'ed.' } })
+  H.eq({
+    '## You · a.py', '', 'survey', '', '## Ink',
+    '▸ task: survey',
+    '  ▸ read a.py', '  ```', '  A', '  ```',
+    '  ▸ bash: rm x', '  ```', '  Tool "bash" blocked by user: the user rejected this call', '  ```',
+    '```', 'found it', '```',
+    '▸ bash: make', '```', 'make: no rule', '```',
+    '', 'Looked.',
+  }, vim.api.nvim_buf_get_lines(chat_render.buf(), 0, -1, true))
+  H.eq({ '✓', 'done · 1.5 s' }, chat_deco(5))
+  H.eq({ '✓', 'done' }, chat_deco(6))
+  H.eq({ '⊘', 'refused' }, chat_deco(10))
+  H.eq({ '✗', 'failed' }, chat_deco(17))
+  local cw = chat_window.windows()
+  vim.api.nvim_win_call(cw, function()
+    -- the task's fold holds its sub-agent calls (each a fold of its own) and its output
+    H.eq({ 6, 17 }, { vim.fn.foldclosed(6), vim.fn.foldclosedend(6) }, 'task fold')
+    H.eq({ 18, 21 }, { vim.fn.foldclosed(18), vim.fn.foldclosedend(18) }, 'bash fold')
+    H.eq({ 1, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 0 }, vim.tbl_map(vim.fn.foldlevel, { 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 23 }))
+    vim.cmd('6foldopen')
+    H.eq({ 7, 10 }, { vim.fn.foldclosed(7), vim.fn.foldclosedend(7) }, 'sub-agent call fold')
+    H.contains(vim.fn.foldtextresult(7), '  ▸ read a.py  done  (3 lines)')
+  end)
+  -- <CR> on a call without a file or diff opens and closes its fold
+  vim.api.nvim_set_current_win(cw)
+  vim.api.nvim_win_set_cursor(cw, { 18, 0 })
+  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+  H.eq(-1, vim.fn.foldclosed(18), '<CR> opened the fold')
+end)
+
+H.case('chat: a command approval is answered in place; the picker and the chat close each other', function()
+  chat.reset()
+  local actions = {
+    { title = 'Allow once', optionId = 'allow_once' },
+    { title = 'Always allow', optionId = 'allow_always' },
+    { title = 'Reject', optionId = 'reject_once' },
+  }
+  local function request(id, cmd)
+    up({ sessionUpdate = 'tool_call', toolCallId = id, title = 'bash: ' .. cmd, kind = 'execute', status = 'pending', rawInput = {} })
+    local box = {}
+    coroutine.wrap(function()
+      box.result = approval.handler(nil, { type = 2, message = 'Ink wants to run a command:\n' .. cmd, actions = actions, ink = { toolCallId = id } }, { client_id = 4242, method = 'window/showMessageRequest' })
+    end)()
+    return box
+  end
+  local cw = assert(chat_window.windows())
+  -- the chat is on screen: no picker, the question waits on the call; ga in the chat allows
+  local select_calls = 0
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, o, cb) -- a picker with a float of its own, like telescope's
+    select_calls = select_calls + 1
+    local b = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_open_win(b, true, { relative = 'editor', row = 1, col = 1, width = 20, height = 3 })
+  end
+  local ok, err = pcall(function()
+    local box = request('k1', 'ls')
+    local row = chat_row('▸ bash: ls')
+    H.eq({ '?', 'needs approval · ga allow once · gA always · gr reject · <CR> choices' }, chat_deco(row))
+    H.eq(0, select_calls, 'no picker while the chat is on screen')
+    vim.api.nvim_set_current_win(cw)
+    vim.api.nvim_win_set_cursor(cw, { row + 1, 0 })
+    vim.api.nvim_feedkeys('ga', 'x', false)
+    H.wait_for(function() return box.result end, 'the answer')
+    H.eq(actions[1], box.result)
+    H.eq({ '◌', 'queued · allowed once' }, chat_deco(row))
+    -- <CR> opens the picker; gr in the chat answers and closes the picker's window
+    box = request('k2', 'rm -rf build')
+    row = chat_row('▸ bash: rm -rf build')
+    vim.api.nvim_set_current_win(cw)
+    vim.api.nvim_win_set_cursor(cw, { row + 1, 0 })
+    vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+    H.eq(1, select_calls, '<CR> opened the picker')
+    local picker = vim.api.nvim_get_current_win()
+    vim.api.nvim_set_current_win(cw)
+    vim.api.nvim_feedkeys('gr', 'x', false)
+    H.wait_for(function() return box.result end, 'the answer')
+    H.eq(actions[3], box.result)
+    H.eq(false, vim.api.nvim_win_is_valid(picker), 'the picker closed')
+    H.eq({ '◌', 'queued · rejected' }, chat_deco(row))
+  end)
+  vim.ui.select = real_select
+  assert(ok, err)
+  -- the chat is not on screen: the real vim.ui.select asks; the chat records the answer
+  chat_window.close()
+  vim.api.nvim_input('2<CR>')
+  local box = request('k3', 'make')
+  H.wait_for(function() return box.result end, 'the answer')
+  H.eq(actions[2], box.result)
+  H.eq({ '◌', 'queued · always allowed' }, chat_deco(chat_row('▸ bash: make')))
+  H.eq(0, #approval.pending(), 'nothing left waiting')
+end)
+
+H.case('chat: an edit review answered from the chat closes its diff; answered in the diff, the chat stops asking', function()
+  vim.cmd('Ink')
+  local path = tmp .. '/chat.txt'
+  H.write(path, 'one\n')
+  local function review_of(id)
+    up({ sessionUpdate = 'tool_call', toolCallId = id, title = 'edit chat.txt', kind = 'edit', status = 'pending', rawInput = { path = path } })
+    local box
+    H.wait_event('InkReviewOpen', function()
+      box = apply_edit({
+        label = ('ink: edit chat.txt (%s)'):format(id),
+        edit = { changes = { [vim.uri_from_fname(path)] = { te(0, 0, 0, 3, id) } } },
+      })
+    end)
+    return box
+  end
+  local tabs = #vim.api.nvim_list_tabpages()
+  local box = review_of('e1')
+  H.eq(tabs + 1, #vim.api.nvim_list_tabpages(), 'the diff tab')
+  local row = chat_row('▸ edit chat.txt')
+  H.eq({ '?', 'needs approval · ga accept · gr reject · <CR> diff' }, chat_deco(row))
+  H.eq({ '```diff', '@@ -1 +1 @@', '-one', '+e1', '```' }, vim.api.nvim_buf_get_lines(chat_render.buf(), row + 1, row + 6, true))
+  vim.cmd('tabfirst')
+  local cw = assert(chat_window.windows())
+  vim.api.nvim_set_current_win(cw)
+  vim.api.nvim_win_set_cursor(cw, { row + 1, 0 })
+  vim.api.nvim_feedkeys('ga', 'x', false)
+  H.wait_for(function() return box.result end, 'the applyEdit answer')
+  H.eq({ applied = true }, box.result)
+  H.eq('e1\n', H.read(path))
+  H.eq(tabs, #vim.api.nvim_list_tabpages(), 'the diff closed')
+  H.eq({ '◌', 'queued · accepted' }, chat_deco(row))
+  -- answered in the diff (:InkReject there): the chat's question is gone
+  box = review_of('e2')
+  vim.cmd('InkReject not now')
+  H.wait_for(function() return box.result end, 'the applyEdit answer')
+  H.eq(false, box.result.applied)
+  local rows = {}
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(chat_render.buf(), 0, -1, true)) do
+    if l == '▸ edit chat.txt' then
+      rows[#rows + 1] = i - 1
+    end
+  end
+  H.eq({ '◌', 'queued · rejected' }, chat_deco(rows[2]))
+  H.eq('e1\n', H.read(path))
+end)
+
+H.case('chat: usage and context share in the winbar; float layout; bad layouts are refused', function()
+  up({ sessionUpdate = 'usage_update', inputTokens = 12345, outputTokens = 678, contextTokens = 32000, contextWindow = 128000 })
+  H.eq('Ink · 12k in · 678 out · context 25%% (32k/128k)', vim.wo[chat_window.windows()].winbar)
+  chat_window.close()
+  vim.cmd('Ink float')
+  local cw, iw = chat_window.windows()
+  H.eq({ 'editor', 'editor' }, { vim.api.nvim_win_get_config(cw).relative, vim.api.nvim_win_get_config(iw).relative })
+  vim.api.nvim_win_close(iw, true) -- one goes, both go
+  H.wait_for(function() return not chat_window.windows() end, 'the chat float closing too')
+  vim.cmd('messages clear')
+  pcall(vim.cmd, 'Ink sideways')
+  H.contains(vim.api.nvim_exec2('messages', { output = true }).output, 'ink: unknown chat layout "sideways"')
+  local _, problems = config.merge({ chat = { layout = 'diagonal', keymaps = { accept = 'yy' } } })
+  H.eq({ "chat.layout: expected 'vertical', 'horizontal' or 'float'" }, problems)
+  local merged = config.merge({ chat = { layout = 'diagonal', size = 50 } })
+  H.eq({ 'vertical', 50, 'ga' }, { merged.chat.layout, merged.chat.size, merged.chat.keymaps.accept })
+end)
+
 H.case(':help ink has valid tags for every command', function()
   -- helptags on a copy, so the test never writes a tags file into the repository
   local repo = assert(os.getenv('INK_TEST_REPO'))
@@ -350,12 +551,12 @@ H.case(':help ink has valid tags for every command', function()
   H.write(copy .. '/doc/ink.txt', assert(H.read(repo .. '/editors/nvim/doc/ink.txt')))
   vim.cmd('helptags ' .. vim.fn.fnameescape(copy .. '/doc')) -- errors on duplicate tags
   vim.opt.runtimepath:append(copy)
-  for _, tag in ipairs({ 'ink', 'ink-setup', 'ink-review', ':InkAsk', ':InkCancel', ':InkLog', ':InkNewSession', ':InkAccept', ':InkReject' }) do
+  for _, tag in ipairs({ 'ink', 'ink-setup', 'ink-review', ':InkAsk', ':InkCancel', ':InkLog', ':InkNewSession', ':InkAccept', ':InkReject', ':Ink', ':InkSessions', 'ink-chat', 'ink-chat-keys' }) do
     vim.cmd('help ' .. tag)
     H.eq('ink.txt', vim.fn.expand('%:t'), ':help ' .. tag)
     vim.cmd('helpclose')
   end
-  for _, cmd in ipairs({ 'InkAsk', 'InkCancel', 'InkLog', 'InkNewSession', 'InkAccept', 'InkReject' }) do
+  for _, cmd in ipairs({ 'InkAsk', 'InkCancel', 'InkLog', 'InkNewSession', 'InkAccept', 'InkReject', 'Ink', 'InkSessions' }) do
     H.eq(2, vim.fn.exists(':' .. cmd), 'command ' .. cmd)
   end
 end)

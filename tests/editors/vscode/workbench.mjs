@@ -24,7 +24,7 @@ const shots = process.env.INK_SCREENSHOT_DIR ?? tmp;
 const serverPath = process.env.INK_TEST_SERVER ?? path.join(repoRoot, '.venv', 'bin', 'ink-ls');
 
 const settings = {
-  'ink.serverPath': serverPath,
+  'ink.server.path': serverPath,
   'ink.model.baseUrl': modelUrl,
   'ink.model.name': 'fake-model',
   'ink.model.apiKeyEnv': 'INK_TEST_KEY',

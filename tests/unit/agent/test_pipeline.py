@@ -15,7 +15,7 @@ from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import BatchEnv, run_batch
 from ink_ls.core.messages import ImageBlock, TextBlock, ToolCall
-from ink_ls.core.signal import CancelController, CancelSignal
+from ink_ls.core.signal import CancelController, CancelledError, CancelSignal
 from ink_ls.core.tool import (
     ChangeRejectedError,
     DiffDisplay,
@@ -25,6 +25,7 @@ from ink_ls.core.tool import (
     ToolParams,
     ToolRegistry,
     ToolResult,
+    aborted_result,
 )
 
 SHOWN = DiffDisplay(Path("/ws/a.txt"), "a", "b", "-a\n+b")
@@ -99,6 +100,8 @@ class ReadTool(Tool[ReadParams]):
             )
         if args.path == "soft":
             return ToolResult(output="no such file", is_error=True)
+        if args.path == "stopped":
+            raise CancelledError("cancelled by the user")
         return ToolResult(output=f"text of {args.path}", display=SHOWN)
 
 
@@ -382,4 +385,12 @@ async def test_pointers_leave_out_pydantic_union_tags() -> None:
         "Error: invalid arguments for pick — /edit/oldText: Field required; "
         "/edit/path: Field required; /edit/edits: Field required; "
         "/edit/newText: Extra inputs are not permitted. Fix the arguments and retry."
+    )
+
+
+async def test_a_cancel_escaping_a_tool_reads_like_the_tools_own_aborted_result() -> None:
+    r = await one("read", '{"path": "stopped"}')
+    assert (text(r), r.is_error) == ("Error: read aborted by user", True)
+    assert aborted_result("edit", "the file was not changed").output == (
+        "Error: edit aborted by user; the file was not changed."
     )

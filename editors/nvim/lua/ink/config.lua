@@ -10,12 +10,32 @@ M.defaults = {
   approval_timeout = nil,
   transcript = { open = 'vertical', size = nil },
   review = { keymaps = { accept = 'ga', reject = 'gx' } },
+  chat = {
+    layout = 'vertical',
+    size = nil,
+    input_height = 5,
+    max_output_lines = 200,
+    treesitter_max_lines = 2000,
+    keymaps = {
+      send = '<C-s>',
+      send_normal = '<CR>',
+      accept = 'ga',
+      always = 'gA',
+      reject = 'gr',
+      open = '<CR>',
+      stop = '<C-c>',
+      prompt = 'i',
+      close = 'q',
+      help = 'g?',
+    },
+  },
 }
 
 ---@type ink.Options
 M.options = vim.deepcopy(M.defaults)
 
 local approval_modes = { ask = true, auto = true, readonly = true }
+local chat_layouts = { vertical = true, horizontal = true, float = true }
 
 local model_types = {
   baseUrl = 'string',
@@ -67,6 +87,15 @@ function M.validate(opts)
   if opts.review ~= nil and type(opts.review) ~= 'table' then
     bad('review', 'a table')
   end
+  if opts.chat ~= nil then
+    if type(opts.chat) ~= 'table' then
+      bad('chat', 'a table')
+    elseif opts.chat.layout ~= nil and not chat_layouts[opts.chat.layout] then
+      bad('chat.layout', "'vertical', 'horizontal' or 'float'")
+    elseif opts.chat.keymaps ~= nil and type(opts.chat.keymaps) ~= 'table' then
+      bad('chat.keymaps', 'a table')
+    end
+  end
   return problems
 end
 
@@ -78,8 +107,12 @@ function M.merge(opts)
   opts = vim.deepcopy(opts or {})
   local problems = M.validate(opts)
   for _, p in ipairs(problems) do
-    local key = p:match('^([%w_]+)')
-    opts[key] = nil
+    local key, sub = p:match('^([%w_]+)%.?([%w_]*)')
+    if key == 'chat' and sub ~= '' and type(opts.chat) == 'table' then
+      opts.chat[sub] = nil -- keep the rest of the chat options
+    else
+      opts[key] = nil
+    end
   end
   local merged = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts)
   if opts.cmd then

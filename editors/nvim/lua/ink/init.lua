@@ -113,7 +113,13 @@ function M.ask(prompt, opts)
     end
     if session.prompt(c, params, b, opts.on_done) then
       transcript.question(prompt, where)
-      transcript.open(config.options.transcript.open, config.options.transcript.size)
+      require('ink.chat').question(prompt, where)
+      if not require('ink.chat_window').visible() then -- the chat shows it already
+        transcript.open(config.options.transcript.open, config.options.transcript.size)
+      end
+      if opts.on_sent then
+        opts.on_sent()
+      end
     end
   end)
 end
@@ -132,19 +138,70 @@ function M.new_session()
   end
 end
 
---- Accepts the edit under review.
+--- Accepts the edit under review, else allows (once) the command waiting in the chat.
 function M.accept()
-  if not review.accept() then
+  local approval = require('ink.approval')
+  local waiting = approval.pending()[1]
+  if not review.accept() and not (waiting and approval.answer(waiting.id, protocol.approval_options.allow_once)) then
     vim.notify('ink: no edit is waiting for review', vim.log.levels.INFO)
   end
 end
 
---- Rejects the edit under review; `reason` is passed to the model.
+--- Rejects the edit under review (else the command waiting in the chat); `reason` is
+--- passed to the model for an edit.
 ---@param reason? string
 function M.reject(reason)
-  if not review.reject(reason) then
+  local approval = require('ink.approval')
+  local waiting = approval.pending()[1]
+  if not review.reject(reason) and not (waiting and approval.answer(waiting.id, protocol.approval_options.reject_once)) then
     vim.notify('ink: no edit is waiting for review', vim.log.levels.INFO)
   end
+end
+
+--- Opens the chat (or goes to its input area when it is open).
+---@param layout? 'vertical'|'horizontal'|'float' (default: setup()'s chat.layout)
+function M.chat(layout)
+  if layout and not ({ vertical = true, horizontal = true, float = true })[layout] then
+    vim.notify(('ink: unknown chat layout %q (vertical, horizontal or float)'):format(layout), vim.log.levels.ERROR)
+    return
+  end
+  require('ink.chat_window').open(layout)
+end
+
+--- Picks a past session of this workspace with vim.ui.select and resumes it in the chat.
+---@param on_done? fun(err: table?, result: table?) called when it was replayed
+function M.sessions(on_done)
+  local b = vim.api.nvim_get_current_buf()
+  client.ensure(b, function(c, err)
+    if not c then
+      vim.notify('ink: ' .. tostring(err), vim.log.levels.ERROR)
+      return
+    end
+    c:request(protocol.methods.session_list, vim.empty_dict(), function(list_err, result)
+      local items = not list_err and result and result.sessions or {}
+      if list_err or #items == 0 then
+        vim.notify('ink: ' .. (list_err and tostring(list_err.message) or 'no past sessions'), vim.log.levels.INFO)
+        return
+      end
+      -- lets users (and tests) react to the picker, as InkApprovalRequest does
+      vim.api.nvim_exec_autocmds('User', { pattern = 'InkSessionsPick', modeline = false, data = { sessions = items } })
+      vim.ui.select(items, {
+        prompt = 'Resume an Ink session',
+        kind = 'ink.session',
+        format_item = function(s)
+          local when = (s.updatedAt or ''):gsub('T', ' '):gsub('%.%d+', ''):gsub('Z$', '')
+          return ('%s  (%s%s)'):format(s.title or s.sessionId, when, s.running and ', running' or '')
+        end,
+      }, function(choice)
+        if choice then
+          vim.schedule(function()
+            M.chat()
+            session.load(c, choice.sessionId, choice.title, on_done)
+          end)
+        end
+      end)
+    end)
+  end)
 end
 
 --- Opens the transcript, or with "server" the LSP log (ink-ls stderr lands there).

@@ -11,6 +11,7 @@ M.methods = {
   session_list = 'ink/session/list',
   session_close = 'ink/session/close',
   session_compact = 'ink/session/compact',
+  session_load = 'ink/session/load',
   tools = 'ink/tools',
   session_update = 'ink/session/update',
   diagnostics = 'ink/diagnostics',
@@ -28,6 +29,7 @@ M.lsp = {
 
 --- values of `update.sessionUpdate` in ink/session/update
 M.updates = {
+  user_message_chunk = 'user_message_chunk',
   agent_message_chunk = 'agent_message_chunk',
   tool_call = 'tool_call',
   tool_call_update = 'tool_call_update',
@@ -41,6 +43,9 @@ M.updates = {
 
 --- values of `phase` in a tool_call_update
 M.phases = { running = 'running', settled = 'settled', delivered = 'delivered' }
+
+--- the turnId of the updates that replay a stored session (ink/session/load)
+M.REPLAY_TURN = 'replay'
 
 --- stopReason of a turn (prompt result and turn_end)
 M.stop_reasons = {

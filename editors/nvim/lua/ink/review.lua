@@ -171,13 +171,16 @@ local function show(review)
     show_file(review, file)
   end
   vim.api.nvim_echo({ { review.label .. ': review the diff, then accept or reject', 'WarningMsg' } }, true, {})
-  fire('InkReviewOpen', {
+  local data = {
     id = review.id,
     label = review.label,
+    toolCallId = review.call_id,
     files = vim.tbl_map(function(f)
       return { path = f.change.path, current = f.current, proposed = f.proposed }
     end, review.files),
-  })
+  }
+  require('ink.chat').review_opened(data) -- the chat answers it in place too
+  fire('InkReviewOpen', data)
 end
 
 local function show_next()
@@ -214,6 +217,7 @@ local function new_review(params, ctx, co, decided)
   return {
     id = next_id,
     label = params.label or 'ink: edit',
+    call_id = require('ink.calls').id_of_label(params.label),
     client_id = ctx.client_id,
     encoding = client and client.offset_encoding or 'utf-16',
     changes = changes,
@@ -292,7 +296,10 @@ function M.handler(_, params, ctx)
     timer:close()
   end
   local ok, apply_err = false, decision.reason
-  if decision.accept then
+  if decision.accept and #review.files == 0 then -- accepted from the chat before it was shown
+    apply_err = prepare(review, review.changes)
+  end
+  if decision.accept and not apply_err then
     local called
     called, ok, apply_err = pcall(files.apply, review.files, review.encoding)
     if not called then -- an error must not leave this review "active" forever
@@ -307,13 +314,16 @@ function M.handler(_, params, ctx)
   if not ok then
     result.failureReason = apply_err or 'the user rejected the edit'
   end
-  fire('InkReviewClose', {
+  local closed = {
     id = review.id,
     label = review.label,
+    toolCallId = review.call_id,
     accepted = decision.accept,
     applied = result.applied,
     failureReason = result.failureReason,
-  })
+  }
+  require('ink.chat').review_closed(closed)
+  fire('InkReviewClose', closed)
   vim.schedule(show_next)
   return result
 end
@@ -343,6 +353,47 @@ function M.reject(reason)
   end
   decide(active, false, reason and reason ~= '' and ('the user rejected the edit: ' .. reason) or 'the user rejected the edit')
   return true
+end
+
+---@param call_id string
+---@return ink.Review?
+local function review_of(call_id)
+  if active and active.call_id == call_id and not active.decided then
+    return active
+  end
+  for _, r in ipairs(queue) do
+    if r.call_id == call_id and not r.decided then
+      return r
+    end
+  end
+end
+
+--- Accepts or rejects the review of a tool call (from the chat), shown or still in line.
+--- Its diff closes as if it had been answered there. Returns false when none waits.
+---@param call_id string
+---@param accept boolean
+---@param reason? string
+---@return boolean
+function M.decide_call(call_id, accept, reason)
+  local r = review_of(call_id)
+  if not r then
+    return false
+  end
+  decide(r, accept, not accept and (reason or 'the user rejected the edit') or nil)
+  return true
+end
+
+--- Goes to the diff of a tool call's review (the tab page it is shown in).
+---@param call_id string
+---@return boolean shown
+function M.focus_call(call_id)
+  local r = review_of(call_id)
+  local tab = r and r.tabs[1]
+  if tab and vim.api.nvim_tabpage_is_valid(tab) then
+    vim.api.nvim_set_current_tabpage(tab)
+    return true
+  end
+  return false
 end
 
 --- Rejects every pending review of a client (its turn ended or it stopped).

@@ -49,7 +49,13 @@ function M.on_update(_, params, ctx)
   end
   local u = params.update or {}
   local kind = u.sessionUpdate
-  if kind == U.agent_message_chunk then
+  require('ink.chat').on_update(params)
+  if kind == U.user_message_chunk then
+    local content = u.content or {}
+    if content.type == 'text' and type(content.text) == 'string' then
+      transcript.question(content.text, require('ink.chat').context_label(u.context))
+    end
+  elseif kind == U.agent_message_chunk then
     local content = u.content or {}
     if content.type == 'text' and type(content.text) == 'string' then
       transcript.append_text(content.text)
@@ -99,8 +105,9 @@ function M.on_update(_, params, ctx)
       transcript.note('stopped: ' .. tostring(u.stopReason) .. usage)
     end
     M.usage = nil
-    -- an edit still on screen can no longer be applied by this turn
+    -- an edit or a question still on screen can no longer be answered for this turn
     require('ink.review').abandon(ctx.client_id, 'the turn ended before the edit was reviewed')
+    require('ink.approval').withdraw_all()
   end
   fire('InkUpdate', params)
 end
@@ -123,6 +130,7 @@ function M.on_exit(client_id, code, signal)
     transcript.note(('ink-ls exited (code %s, signal %s)'):format(tostring(code), tostring(signal)))
   end
   require('ink.review').abandon(client_id, 'ink-ls exited')
+  require('ink.approval').withdraw_all()
 end
 
 --- Sends a question. `params` are the ink/session/prompt params without sessionId and token.
@@ -157,6 +165,7 @@ function M.prompt(client, params, bufnr, on_done)
         transcript.note('failed: ' .. result.error)
       end
     end
+    require('ink.chat_window').refresh()
     fire('InkTurnEnd', { err = err, result = result })
     if on_done then
       on_done(err, result)
@@ -168,6 +177,7 @@ function M.prompt(client, params, bufnr, on_done)
     return false
   end
   turn.request_id = request_id
+  require('ink.chat_window').refresh()
   return true
 end
 
@@ -203,6 +213,7 @@ function M.new_session()
     client:request(protocol.methods.session_close, { sessionId = old }, function() end)
   end
   transcript.append_lines({ '', '---', '' })
+  require('ink.chat').reset()
   return true
 end
 
@@ -243,6 +254,40 @@ function M.compact(on_done)
   end
   turn.request_id = request_id
   return true
+end
+
+
+--- Resumes a stored session: ink/session/load replays its conversation as updates (into
+--- the chat, which starts empty), then the next question continues it.
+---@param client vim.lsp.Client
+---@param session_id string
+---@param title? string
+---@param on_done? fun(err: table?, result: table?)
+---@return boolean sent
+function M.load(client, session_id, title, on_done)
+  if M.turn then
+    vim.notify('ink: a turn is running; :InkCancel it first', vim.log.levels.WARN)
+    return false
+  end
+  require('ink.chat').reset(title)
+  transcript.append_lines({ '', '---', '' })
+  transcript.note('resuming session ' .. session_id)
+  local ok = client:request(protocol.methods.session_load, { sessionId = session_id }, function(err, result)
+    local chat = require('ink.chat')
+    if err then
+      require('ink.chat_render').note(('could not resume the session: %s'):format(tostring(err.message)))
+    else
+      M.session_id = result.sessionId
+      chat.header.title = result.title or title
+      require('ink.chat_render').note(('resumed · %d messages'):format(result.messageCount or 0))
+      require('ink.chat_window').refresh()
+    end
+    fire('InkSessionLoaded', { err = err, result = result })
+    if on_done then
+      on_done(err, result)
+    end
+  end)
+  return ok
 end
 
 --- One-line status for statuslines: what the running turn does, and how full the model's

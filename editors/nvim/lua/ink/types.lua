@@ -21,6 +21,26 @@
 ---@class ink.ReviewOptions
 ---@field keymaps? ink.ReviewKeymaps
 
+---@class ink.ChatKeymaps  buffer-local keys of the chat (false disables one)
+---@field send? string|false sends the prompt (insert and normal mode, input area)
+---@field send_normal? string|false sends the prompt (normal mode, input area)
+---@field accept? string|false accepts the approval of the call under the cursor
+---@field always? string|false allows a command and its tool for the rest of the session
+---@field reject? string|false rejects the approval of the call under the cursor
+---@field open? string|false opens the call's file, diff or approval choices
+---@field stop? string|false cancels the running turn
+---@field prompt? string|false (chat buffer) jumps to the input area in insert mode
+---@field close? string|false (chat buffer) closes the chat windows
+---@field help? string|false shows the keys
+
+---@class ink.ChatOptions
+---@field layout? 'vertical'|'horizontal'|'float' where :Ink opens the chat
+---@field size? integer width (vertical) or height (horizontal) of the split; nil: a third
+---@field input_height? integer lines of the input area
+---@field max_output_lines? integer lines of a call's output kept in its fold
+---@field treesitter_max_lines? integer past this many lines the chat uses regex markdown syntax
+---@field keymaps? ink.ChatKeymaps
+
 ---@class ink.Options
 ---@field cmd? string[] server command; default { 'ink-ls', '--stdio' }
 ---@field model? ink.ModelOptions sent as initializationOptions.ink.model
@@ -28,6 +48,33 @@
 ---@field approval_timeout? number seconds (approvalTimeoutSeconds)
 ---@field transcript? ink.TranscriptOptions
 ---@field review? ink.ReviewOptions
+---@field chat? ink.ChatOptions
+
+---@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'
+
+---@class ink.ChatCall  one tool call shown in the chat buffer
+---@field id string toolCallId
+---@field title string
+---@field kind? string read|search|edit|execute|think|other
+---@field status ink.CallStatus
+---@field parent? string the task's toolCallId for a sub-agent's call
+---@field children string[] sub-agent calls listed under this (task) call
+---@field body string[] the output lines, folded under the call's line
+---@field mark integer extmark id on the call's line
+---@field level integer fold level of the call (1, or 2 under a task)
+---@field input? table rawInput
+---@field duration? string
+---@field decision? string what the user answered ("allowed once", "rejected", …)
+---@field approval? { kind: 'command'|'edit', id: integer } a question waiting for the user
+---@field diff? { path: string, old: string, new: string } the change of an edit call
+
+---@class ink.ApprovalRequest  a pending window/showMessageRequest
+---@field id integer
+---@field message string
+---@field actions lsp.MessageActionItem[]
+---@field call_id? string the toolCallId it asks about
+---@field picker_win? integer a picker window opened for it (closed when answered elsewhere)
+---@field resolve fun(choice: lsp.MessageActionItem?)
 
 ---@class ink.Settings  the wire shape of initializationOptions.ink / settings.ink
 ---@field model? ink.ModelOptions
@@ -72,6 +119,7 @@
 ---@field tabs integer[] the tab pages of the diff view
 ---@field return_tab? integer the tab page the user was on when the review opened
 ---@field decided boolean
+---@field call_id? string the toolCallId from the label
 
 ---@class ink.Decision
 ---@field accept boolean
@@ -109,4 +157,5 @@
 ---@field bufnr? integer buffer the question is asked from (default: current)
 ---@field range? ink.Selection the selection the question is about
 ---@field on_done? fun(err: table?, result: ink.PromptResult?) called when the turn ends
+---@field on_sent? fun() called once the question was sent (the chat clears its input then)
 return {}
