@@ -64,7 +64,7 @@ _ANSWERED = object()
 """What `structure_message` returns for a request it already answered with an error."""
 
 _RAW_REQUESTS = frozenset(methods.INK_REQUESTS + methods.SERVER_REQUESTS)
-_RAW_NOTIFICATIONS = frozenset(methods.SERVER_NOTIFICATIONS)
+_RAW_NOTIFICATIONS = frozenset(methods.SERVER_NOTIFICATIONS + methods.INK_CLIENT_NOTIFICATIONS)
 
 
 def _keep_dicts(obj: dict[str, Any], cls: type[Any]) -> Any:

@@ -66,6 +66,10 @@ _STEPS: dict[str, list[Reply]] = {
         tool("bash", {"command": "echo panel > panel-ran.txt && echo panel ran"}),
         tool("edit", {"path": "panel.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
     ],
+    "[json-write]": [
+        tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
+        tool("bash", {"command": "echo done > json-done.txt"}),
+    ],
 }
 
 PANEL_ANSWER = (
@@ -123,6 +127,7 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "auto.txt").write_text("A draft.\n")
     (ws / "panel.txt").write_text("one\n")
     (ws / "notes.txt").write_text("")
+    (ws / "data.json").write_text('{"name": "demo", "size": 3}\n')
     return ws
 
 
@@ -180,6 +185,9 @@ def test_protocol_ts_mirrors_methods_py() -> None:
             "SESSION_LIST",
             "SESSION_CLOSE",
             "SESSION_LOAD",
+            "SESSION_COMPACT",
+            "DIAGNOSTICS",
+            "DIAGNOSTICS_CHANGED",
             "TOOLS",
             "SESSION_UPDATE",
         )
@@ -253,6 +261,7 @@ WORKBENCH_CASES = [
     "panel: a read, a command allowed on its card, an edit accepted on its card, a markdown answer",
     "panel: Stop ends the running turn; ↑ brings back the last prompt",
     "panel: a past session is resumed after reloading the window",
+    "the diagnostics of an edit reach the model (built-in JSON language features)",
 ]
 
 
@@ -302,6 +311,16 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         if m.get("role") == "user" and "explain the selection" in _content_text(m)
     )
     assert "README.md (line" in selection_prompt, json.dumps(selection_prompt)
+    # The invalid JSON the model wrote: VS Code's JSON language features reported it, and
+    # the write's result told the model.
+    written = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "tool" and "Overwrote data.json" in _content_text(m)
+    )
+    assert "[The editor reports " in written and "new problem(s) in data.json" in written, written
+    assert re.search(r"^data\.json:1:\d+: error \[json", written, flags=re.M), written
     assert "Run `make` to build." in selection_prompt, json.dumps(selection_prompt)
     # The panel's prompt: the selection chip as the document and range, the @file as a mention.
     panel_prompt = next(

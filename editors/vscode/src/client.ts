@@ -1,6 +1,6 @@
 /**
  * The language client for ink-ls: how the server is started (`<ink.serverPath> --stdio`), what
- * this client announces (`experimental.ink.reviewsApplyEdit`), the settings it sends, and the
+ * this client announces (`experimental.ink.reviewsApplyEdit`, `diagnostics`), the settings it sends, and the
  * hooks for the server's requests (edit review, or no review for an edit the server marks
  * pre-approved; command approval, see approvals.ts) and notifications
  * (`ink/session/update`). No commands and no turn logic: see session.ts.
@@ -24,6 +24,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
+import { connectDiagnostics } from './diagnostics';
 import { isPreApproved } from './edits';
 import { resolveServer } from './options';
 import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
@@ -36,7 +37,7 @@ export const CLIENT_NAME = 'Ink';
 /** Announces `capabilities.experimental.ink`: this client reviews every edit itself. */
 class InkCapabilitiesFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    const ink: ClientInkCapabilities = { reviewsApplyEdit: true };
+    const ink: ClientInkCapabilities = { reviewsApplyEdit: true, diagnostics: true };
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
     capabilities.experimental = { ...experimental, ink };
   }
@@ -56,6 +57,8 @@ export interface ClientHooks {
   outputChannel: vscode.LogOutputChannel;
   /** Answers `window/showMessageRequest` (command approval): the modal, or a panel card. */
   askCommand: (params: ShowMessageRequestParams, token: CancellationToken) => Promise<MessageActionItem | null>;
+  /** Disposables that live as long as the extension (the diagnostics listener). */
+  subscriptions: vscode.Disposable[];
 }
 
 /** Whether `file` is an executable file. */
@@ -102,6 +105,7 @@ export function createClient(hooks: ClientHooks): LanguageClient {
   client.onRequest(ShowMessageRequest.type, hooks.askCommand);
   hooks.reviewer.watchWithdrawals(client); // a withdrawn edit review closes
   client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
+  hooks.subscriptions.push(connectDiagnostics(client));
   return client;
 }
 

@@ -255,6 +255,17 @@ export class Conversation {
         return this.push({ type: 'notice', level: 'error', text: u.message });
       case 'warning':
         return this.push({ type: 'notice', level: 'warning', text: u.message });
+      case 'compaction':
+        if (u.phase === 'start') {
+          return undefined;
+        }
+        return this.push(
+          u.phase === 'failed'
+            ? { type: 'notice', level: 'warning', text: `compaction failed: ${u.error ?? 'unknown error'}` }
+            : { type: 'notice', level: 'info', text: `compacted the conversation: ${u.tokensBefore} → ${u.tokensAfter ?? '?'} tokens` },
+        );
+      case 'instructions_loaded':
+        return this.push({ type: 'notice', level: 'info', text: `project instructions: ${u.paths.join(', ')}` });
       case 'turn_end':
         return undefined;
     }

@@ -17,6 +17,7 @@ import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
 import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
+import { UsageStatus } from './status';
 
 
 let client: LanguageClient | undefined;
@@ -29,14 +30,19 @@ export function activate(context: vscode.ExtensionContext): void {
     (line) => log.appendLine(line),
     () => readInkSettings().approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   );
-  context.subscriptions.push(log, transcriptChannel, reviewer);
+  const status = new UsageStatus();
+  context.subscriptions.push(log, transcriptChannel, reviewer, status);
 
   const getClient = (): Promise<LanguageClient> => {
     if (starting === undefined) {
       const c = createClient({
         reviewer,
         outputChannel: log,
-        onUpdate: (p) => session.onUpdate(p),
+        subscriptions: context.subscriptions,
+        onUpdate: (p) => {
+          session.onUpdate(p);
+          status.onUpdate(p);
+        },
         askCommand: approvals.askCommand,
       });
       starting = c.start().then(
@@ -140,8 +146,11 @@ export function activate(context: vscode.ExtensionContext): void {
   command('ink.newSession', () => {
     if (!session.newSession()) {
       void vscode.window.showWarningMessage('Ink: cancel the running question before starting a new session.');
+    } else {
+      status.reset();
     }
   });
+  command('ink.compact', () => session.compact());
   command('ink.focusPanel', () => panel.reveal());
   command('ink.sessions', () => actions.pickSession());
   command('ink.attachSelection', async () => {

@@ -19,6 +19,8 @@ export interface RawSettings {
   maxTokens: number | null;
   requestTimeout: number;
   maxRetries: number;
+  contextWindow: number | null;
+  compactThreshold: number;
   approval: string;
   approvalTimeoutSeconds: number;
 }
@@ -27,6 +29,7 @@ export const DEFAULT_SERVER_PATH = 'ink-ls';
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
 const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly'];
 
@@ -65,6 +68,12 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   }
   if (raw.maxRetries !== DEFAULT_MAX_RETRIES) {
     model.maxRetries = raw.maxRetries;
+  }
+  if (raw.contextWindow !== null) {
+    model.contextWindow = raw.contextWindow;
+  }
+  if (raw.compactThreshold !== DEFAULT_COMPACT_THRESHOLD) {
+    model.compactThreshold = raw.compactThreshold;
   }
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {

@@ -12,8 +12,10 @@ import type { Chip, PanelEvent } from './conversation';
 import {
   InkErrorCode,
   SESSION_CANCEL,
+  SESSION_COMPACT,
   SESSION_LOAD,
   SESSION_PROMPT,
+  type SessionCompactResult,
   type SessionLoadResult,
   type SessionPromptParams,
   type SessionPromptResult,
@@ -149,6 +151,30 @@ export class InkSession {
     const client = await this.getClient();
     await client.sendRequest(SESSION_CANCEL, { sessionId });
     return true;
+  }
+
+  /** `ink/session/compact` of this window's session, with a progress notification. */
+  async compact(): Promise<SessionCompactResult | undefined> {
+    const sessionId = this.state.sessionId;
+    if (sessionId === undefined || !this.state.begin()) {
+      void vscode.window.showInformationMessage(this.state.running ? 'Ink: wait for the running question first.' : 'Ink: no conversation to compact yet.');
+      return undefined;
+    }
+    try {
+      const client = await this.getClient();
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Ink: compacting the conversation' },
+        () => client.sendRequest<SessionCompactResult>(SESSION_COMPACT, { sessionId }),
+      );
+      this.state.end(sessionId);
+      return result;
+    } catch (err) {
+      this.state.end(sessionId);
+      const message = describeError(err);
+      this.transcript.failure(message);
+      void vscode.window.showErrorMessage(`Ink: ${message}`);
+      return undefined;
+    }
   }
 
   /** Starts a new session for the next prompt; false while a turn runs. */

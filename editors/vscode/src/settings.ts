@@ -23,6 +23,8 @@ export function readRawSettings(): RawSettings {
     maxTokens: config.get<number | null>('model.maxTokens', null),
     requestTimeout: config.get<number>('model.requestTimeout', 600),
     maxRetries: config.get<number>('model.maxRetries', 3),
+    contextWindow: config.get<number | null>('model.contextWindow', null),
+    compactThreshold: config.get<number>('model.compactThreshold', 0.8),
     approval: config.get<string>('approval', 'ask'),
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
   };

@@ -112,6 +112,18 @@ export class Transcript {
       case 'usage_update':
         this.usage = { inputTokens: update.inputTokens, outputTokens: update.outputTokens };
         return;
+      case 'compaction':
+        if (update.phase === 'end') {
+          this.line(`[compacted the conversation: ${update.tokensBefore} → ${update.tokensAfter ?? '?'} tokens]`);
+        } else if (update.phase === 'failed') {
+          this.line(`[compaction failed: ${update.error ?? 'unknown error'}]`);
+        } else {
+          this.line('[compacting the conversation…]');
+        }
+        return;
+      case 'instructions_loaded':
+        this.line(`[instructions: ${update.paths.join(', ')}${update.truncated === true ? ' (cut at 32 KiB)' : ''}]`);
+        return;
       case 'error':
         this.line(`[error] ${update.message}`);
         return;

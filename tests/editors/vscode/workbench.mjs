@@ -260,6 +260,17 @@ test('approval auto: an unsaved open file gets the edit without a diff, saved an
   await page.locator('.tabs-container .tab:not(.dirty)', { hasText: 'auto.txt' }).waitFor();
 });
 
+test('the diagnostics of an edit reach the model (built-in JSON language features)', async () => {
+  // data.json is open (its language features are running) when the model breaks it
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'data.json' }).click();
+  await page.locator('.tabs-container .tab', { hasText: 'data.json' }).waitFor();
+  await page.locator('.statusbar-item', { hasText: 'JSON' }).first().waitFor({ timeout: 20000 });
+  await ask('[json-write] break data.json');
+  // the model's last step writes json-done.txt after it got the write's result
+  await waitForFile(path.join(workspace, 'json-done.txt'), (text) => text === 'done\n');
+  assert.equal(read('data.json'), '{"name": "demo",, "size": }\n');
+});
+
 panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
 
 let failed = 0;

@@ -96,7 +96,8 @@ def test_text_usage_and_end() -> None:
     usage = Usage(input_tokens=10, output_tokens=2)
     r.on_event(MessageEndEvent(message=AssistantMessage(text="Hel", usage=usage,
                                                         stop_reason="max_tokens")))
-    r.on_event(MessageEndEvent(message=AssistantMessage(text="lo", usage=usage)))
+    r.on_event(MessageEndEvent(message=AssistantMessage(text="lo", usage=usage),
+                               context_tokens=12, context_window=1000))
     r.on_event(RunEndEvent(stop_reason="completed", usage=usage))
     r.end("max_turn_requests", None)
     assert client.notes[0] == (methods.PROGRESS, {"token": "p", "value": {
@@ -105,8 +106,12 @@ def test_text_usage_and_end() -> None:
     bodies = [p["update"] for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert bodies == [
         {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hel"}},
-        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2},
-        {"sessionUpdate": "usage_update", "inputTokens": 20, "outputTokens": 4},
+        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2,
+         "cacheReadTokens": 0, "sessionInputTokens": 10, "sessionOutputTokens": 2,
+         "sessionCacheReadTokens": 0},
+        {"sessionUpdate": "usage_update", "inputTokens": 20, "outputTokens": 4,
+         "cacheReadTokens": 0, "contextTokens": 12, "contextWindow": 1000,
+         "sessionInputTokens": 20, "sessionOutputTokens": 4, "sessionCacheReadTokens": 0},
         {"sessionUpdate": "turn_end", "stopReason": "max_turn_requests"},
     ]
     assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
@@ -120,12 +125,10 @@ def test_a_sub_agents_tokens_count_in_the_turns_totals() -> None:
                           parent_tool_call_id="call_1"))
     r.on_event(MessageEndEvent(message=AssistantMessage(
         text="done", usage=Usage(input_tokens=30, output_tokens=4))))
-    usage = [p["update"] for m, p in client.notes if m == "ink/session/update"]
-    assert usage == [
-        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2},
-        {"sessionUpdate": "usage_update", "inputTokens": 17, "outputTokens": 5},
-        {"sessionUpdate": "usage_update", "inputTokens": 47, "outputTokens": 9},
-    ]
+    usage = [(p["update"]["inputTokens"], p["update"]["outputTokens"],
+              p["update"]["sessionInputTokens"])
+             for m, p in client.notes if m == "ink/session/update"]
+    assert usage == [(10, 2, 10), (17, 5, 17), (47, 9, 47)]
 
 
 def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() -> None:

@@ -142,6 +142,12 @@ function M.check()
   check_endpoint(settings.model or {})
   local approval = settings.approval or 'ask'
   health.info('approval mode: ' .. approval)
+  local model = settings.model or {}
+  health.info(
+    'context window: '
+      .. (model.contextWindow and (tostring(model.contextWindow) .. ' tokens (model.contextWindow)') or 'from the endpoint\'s /models, else 32768 tokens')
+  )
+  health.info(('compaction: at %d%% of the window (model.compactThreshold)'):format(math.floor(100 * (model.compactThreshold or 0.8) + 0.5)))
   check_mcp()
 end
 
