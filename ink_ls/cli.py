@@ -1,6 +1,7 @@
-"""The `ink-ls` command line: the language server (default, `--stdio`, `--tcp`), `ink-ls run`
-and `ink-ls sessions`. Logs go to stderr or `--log-file`, never to stdout (stdout is the
-JSON-RPC stream of the server, and the `--json` event stream of `run`).
+"""The `ink-ls` command line: the language server (default, `--stdio`, `--tcp`), the Agent
+Client Protocol agent (`--acp`), `ink-ls run`, `ink-ls sessions` and `ink-ls mcp`. Logs go to
+stderr or `--log-file`, never to stdout (stdout is the JSON-RPC stream of the server or the ACP
+agent, and the `--json` event stream of `run`).
 """
 
 from __future__ import annotations
@@ -50,13 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true", help="serve on stdin/stdout (default)")
     mode.add_argument("--tcp", action="store_true", help="serve on a TCP socket")
+    mode.add_argument("--acp", action="store_true",
+                      help="serve the Agent Client Protocol on stdio (Zed, JetBrains, …)")
     parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
     _logging_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from ink_ls.run.args import add_run_parser, add_sessions_parser
+    from ink_ls.run.args import add_mcp_parser, add_run_parser, add_sessions_parser
 
-    for add in (add_run_parser, add_sessions_parser):
+    for add in (add_run_parser, add_sessions_parser, add_mcp_parser):
         _logging_options(add(sub), suppress=True)
     return parser
 
@@ -95,16 +98,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command
     if getattr(args, "api_key_env", None):
         hide_env([args.api_key_env])
-    level = args.log_level or ("warning" if command in ("run", "sessions") else "info")
+    level = args.log_level or ("warning" if command in ("run", "sessions", "mcp") else "info")
     setup_logging(level, args.log_file)
     if command == "run":
         from ink_ls.run.command import run_main
 
         return run_main(args)
+    if command == "mcp":
+        from ink_ls.run.mcp import mcp_main
+
+        return mcp_main(args)
     if command == "sessions":
         from ink_ls.run.command import sessions_main
 
         return sessions_main(args)
+    if args.acp:
+        from ink_ls.acp.main import run_acp
+
+        return run_acp()
     from ink_ls.server import run_server
 
     run_server("tcp" if args.tcp else "stdio", args.host, args.port)

@@ -25,7 +25,7 @@ from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from ink_ls import __version__
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.editor.host import HostDeps
-from ink_ls.handlers import ink, lifecycle
+from ink_ls.handlers import commands, ink, lifecycle
 from ink_ls.handlers.state import ServerState
 from ink_ls.handlers.wire import StrictWire
 from ink_ls.protocol import methods
@@ -64,7 +64,7 @@ _ANSWERED = object()
 """What `structure_message` returns for a request it already answered with an error."""
 
 _RAW_REQUESTS = frozenset(methods.INK_REQUESTS + methods.SERVER_REQUESTS)
-_RAW_NOTIFICATIONS = frozenset(methods.SERVER_NOTIFICATIONS)
+_RAW_NOTIFICATIONS = frozenset(methods.SERVER_NOTIFICATIONS + methods.INK_CLIENT_NOTIFICATIONS)
 
 
 def _keep_dicts(obj: dict[str, Any], cls: type[Any]) -> Any:
@@ -169,6 +169,13 @@ class InkProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, types.InitializeResult]:
         self.initialize_seen = True
         result: types.InitializeResult = yield from super().lsp_initialize(params)
+        experimental = params.capabilities.experimental
+        if isinstance(experimental, dict) and "ink" in experimental:
+            # An ink plugin (VS Code, Neovim) has its own commands: vscode-languageclient would
+            # register the server's `ink.ask` as a VS Code command and clash with the
+            # extension's. The code actions and commands are for plugin-less clients.
+            result.capabilities.execute_command_provider = None
+            result.capabilities.code_action_provider = None
         result.capabilities.experimental = {
             "ink": {
                 "version": methods.PROTOCOL_VERSION,
@@ -221,6 +228,7 @@ def build_server(deps: HostDeps | None = None) -> InkServer:
     protocol.state = state
     lifecycle.register(server, state)
     ink.register(server, state)
+    commands.register(server, state)
     return server
 
 

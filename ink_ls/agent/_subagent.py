@@ -30,7 +30,9 @@ from typing import Protocol
 
 from ink_ls.agent.events import (
     AgentEvent,
+    CompactionEvent,
     EventSink,
+    InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
     StopReason,
@@ -197,8 +199,8 @@ class _Forwarder:
     def __call__(self, event: AgentEvent) -> None:
         if self.closed or (self._owner is not None and self._owner.cancelling()):
             return
-        if isinstance(event, RunEndEvent | UsageEvent):  # a child has no task of its own
-            return
+        if isinstance(event, RunEndEvent | UsageEvent | CompactionEvent | InstructionsEvent):
+            return  # a child has no task of its own; its context stays inside it
         tagged: AgentEvent
         if isinstance(event, MessageEndEvent):
             tagged = UsageEvent(usage=event.message.usage, parent_tool_call_id=self._call_id)

@@ -53,6 +53,18 @@ class ToolRunningEvent(BaseModel):
     """Set on events forwarded from a `task` sub-agent: the id of that task call."""
 
 
+class ToolProgressEvent(BaseModel):
+    """A running call says how far it got (e.g. an MCP server's progress notification)."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    tool_call_id: str
+    tool_name: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
+    message: str
+    """One short line, e.g. `3/10 · indexing`."""
+
+
 class ToolSettledEvent(BaseModel):
     """A call finished; emitted at once, in completion order (for the UI)."""
     model_config = ConfigDict(defer_build=True)
@@ -96,6 +108,37 @@ class MessageEndEvent(BaseModel):
 
     type: Literal["message_end"] = "message_end"
     message: AssistantMessage
+    context_tokens: int | None = None
+    """Tokens the conversation holds after this reply (reported input + output), when known."""
+    context_window: int | None = None
+    """The model's context window, when the agent knows it."""
+
+
+class CompactionEvent(BaseModel):
+    """The conversation is being (phase `start`) or was (`end`) compacted, or it failed."""
+
+    type: Literal["compaction"] = "compaction"
+    phase: Literal["start", "end", "failed"]
+    reason: Literal["threshold", "overflow", "manual"]
+    tokens_before: int
+    tokens_after: int | None = None
+    context_window: int | None = None
+    summarized_messages: int | None = None
+    kept_messages: int | None = None
+    duration_ms: float | None = None
+    usage: Usage | None = None
+    """What the summary request cost (phase `end`)."""
+    error: str | None = None
+
+
+class InstructionsEvent(BaseModel):
+    """Project instruction files (AGENTS.md, CLAUDE.md) entered the system prompt."""
+
+    type: Literal["instructions_loaded"] = "instructions_loaded"
+    paths: list[str]
+    """The files loaded just now, absolute, farther directories first."""
+    truncated: bool = False
+    """True when the 32 KiB cap cut what these files added."""
 
 
 class UsageEvent(BaseModel):
@@ -122,10 +165,13 @@ class RunEndEvent(BaseModel):
 AgentEvent = Annotated[
     ToolStartEvent
     | ToolRunningEvent
+    | ToolProgressEvent
     | ToolSettledEvent
     | ToolEndEvent
     | TextDeltaEvent
     | MessageEndEvent
+    | CompactionEvent
+    | InstructionsEvent
     | UsageEvent
     | RunEndEvent,
     Field(discriminator="type"),

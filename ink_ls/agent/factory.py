@@ -9,18 +9,28 @@ is never a module global. A front end hands over only what is its own: how it as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
+from ink_ls.agent.context import CompactionSink, ignore_compaction
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.gate import Gate, allow_all
+from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.prompt import build_system_prompt
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
-from ink_ls.core.tool import AnyTool, DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
+from ink_ls.core.tool import (
+    AnyTool,
+    DiskFiles,
+    DiskWriter,
+    FileView,
+    FileWriter,
+    ToolRegistry,
+    ToolSource,
+)
 from ink_ls.model.base import Model
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
@@ -30,6 +40,8 @@ ModelFactory = Callable[[ModelSettings], Model]
 ToolsFactory = Callable[[Path, tuple[str, ...]], list[AnyTool]]
 """(workspace root, environment variables commands must not inherit) → the built-in tools."""
 PromptFactory = Callable[[Path, ToolRegistry], str]
+WindowLookup = Callable[[ModelSettings], Awaitable[int]]
+"""The model's context window for settings (the setting, the endpoint's figure, a default)."""
 
 
 def _ignore_message(message: Message) -> None:
@@ -48,6 +60,16 @@ def _builtin_tools(cwd: Path, secret_env: tuple[str, ...]) -> list[AnyTool]:
     return builtin_tools(secret_env=secret_env)
 
 
+async def _resolve_window(settings: ModelSettings) -> int:
+    from ink_ls.model.window import resolve_context_window
+
+    return await resolve_context_window(settings)
+
+
+def _same_tools(tools: ToolRegistry) -> ToolRegistry:
+    return tools
+
+
 @dataclass(frozen=True)
 class FrontEnd:
     """What a front end brings to one agent: its approvals, file access and listeners."""
@@ -57,6 +79,11 @@ class FrontEnd:
     files: FileView = field(default_factory=DiskFiles)
     on_event: EventSink = ignore_events
     on_message: Callable[[Message], None] = _ignore_message
+    on_compaction: CompactionSink = ignore_compaction
+    """Where a compaction goes (the session file records it)."""
+    adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
+    """The front end's own take on the tools (e.g. edits that report the editor's
+    diagnostics, and a `diagnostics` tool)."""
 
 
 class AgentFactory:
@@ -72,8 +99,11 @@ class AgentFactory:
         max_turns: int = 100,
         grace_seconds: float = 10.0,
         path_aware: bool = True,
+        resolve_window: WindowLookup = _resolve_window,
     ) -> None:
         self._make_model = make_model
+        self._resolve_window = resolve_window
+        self._windows: dict[ModelSettings, int] = {}
         self._make_tools = make_tools
         self._system_prompt = system_prompt
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
@@ -89,10 +119,22 @@ class AgentFactory:
         return settings.secret_env_names()
 
     def tools(
-        self, cwd: Path, settings: ModelSettings, extra: Iterable[AnyTool] = ()
+        self,
+        cwd: Path,
+        settings: ModelSettings,
+        extra: Iterable[AnyTool] = (),
+        sources: Iterable[ToolSource] = (),
     ) -> ToolRegistry:
-        """The built-in tools rooted at `cwd`, then `extra` ones; duplicate names are refused."""
-        return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra])
+        """The built-in tools rooted at `cwd`, then `extra` ones; duplicate names are refused.
+        `sources` (MCP servers) add tools that may change while a run goes on."""
+        return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra], sources)
+
+    async def window(self, settings: ModelSettings) -> int:
+        """The context window for `settings`, looked up once per settings."""
+        window = self._windows.get(settings)
+        if window is None:
+            window = self._windows[settings] = await self._resolve_window(settings)
+        return window
 
     def system_prompt(self, cwd: Path, tools: ToolRegistry) -> str:
         return self._system_prompt(cwd, tools)
@@ -134,19 +176,30 @@ class AgentFactory:
         front: FrontEnd,
         history: list[Message] | None = None,
         extra_tools: Iterable[AnyTool] = (),
+        tool_sources: Iterable[ToolSource] = (),
         model: Model | None = None,
         max_turns: int | None = None,
+        context_window: int | None = None,
+        instructions: ProjectInstructions | None = None,
     ) -> Agent:
-        """An agent for one conversation rooted at `cwd` (history is shared, not copied)."""
+        """An agent for one conversation rooted at `cwd` (history is shared, not copied).
+
+        `tool_sources` (MCP servers) add tools that may change during a run; `context_window`
+        (see `window`) turns on automatic compaction; `instructions` are the conversation's
+        project instructions (kept across its turns by the front end)."""
         from ink_ls.agent.loop import Agent, AgentOptions
 
-        tools = self.tools(cwd, settings, extra_tools)
+        # the front end adapts our own tools; a source's tools join as the source gives them
+        own = front.adapt_tools(self.tools(cwd, settings, extra_tools))
+        tools = ToolRegistry(list(own), tool_sources) if tool_sources else own
         options = AgentOptions(
             cwd=cwd,
             system_prompt=self.system_prompt(cwd, tools),
             max_turns=max_turns if max_turns is not None else self.max_turns,
             grace_seconds=self.grace_seconds,
             path_aware=self.path_aware,
+            context_window=context_window,
+            compact_threshold=settings.compact_threshold,
         )
         return Agent(
             model if model is not None else self.model(settings),
@@ -159,4 +212,6 @@ class AgentFactory:
             on_event=front.on_event,
             on_message=front.on_message,
             budget=self.budget,
+            on_compaction=front.on_compaction,
+            instructions=instructions,
         )

@@ -16,6 +16,8 @@ from pathlib import Path
 from ink_ls.agent import pipeline
 from ink_ls.agent._subagent import make_subagent_runner
 from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
+from ink_ls.agent.compaction import Compaction, CompactionCancelledError
+from ink_ls.agent.context import CompactionSink, ConversationContext, ignore_compaction
 from ink_ls.agent.events import (
     AgentEvent,
     EventSink,
@@ -27,6 +29,7 @@ from ink_ls.agent.events import (
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
+from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import Batch, BatchEnv
 from ink_ls.core.messages import (
@@ -48,6 +51,7 @@ from ink_ls.model.base import (
     TextDelta,
     ToolCallReady,
 )
+from ink_ls.model.errors import ModelContextLengthError
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +65,10 @@ class AgentOptions:
     grace_seconds: float = 10.0
     max_parallel: int = 5
     """At most this many concurrency-safe calls of one chunk run at once (a sliding window)."""
+    context_window: int | None = None
+    """The model's window in tokens; None turns compaction off (token counts still flow)."""
+    compact_threshold: float = 0.8
+    """Compact before a request would fill this share of the window."""
     path_aware: bool = True
     """On by default: calls on disjoint declared paths overlap (e.g. edits of two different
     files), conflicting ones keep call order, and a call that may touch anything (bash) stays a
@@ -120,6 +128,8 @@ class Agent:
         on_event: EventSink = ignore_events,
         on_message: Callable[[Message], None] = _noop_message,
         budget: ConcurrencyBudget | None = None,
+        on_compaction: CompactionSink = ignore_compaction,
+        instructions: ProjectInstructions | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -133,6 +143,11 @@ class Agent:
         # Without a budget an agent (and its sub-agents) gets one of its own; the factory hands
         # every agent of a process the same one.
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
+        self.context = ConversationContext(
+            model, window=options.context_window, threshold=options.compact_threshold,
+            emit=self._emit, on_compaction=on_compaction, instructions=instructions,
+        )
+        self._started = False
         self._running = False
         self._child_usage = Usage()
 
@@ -149,6 +164,20 @@ class Agent:
         except Exception:
             log.exception("message listener failed")
 
+    async def compact(self, signal: CancelSignal = NEVER) -> Compaction | None:
+        """Compact the conversation now (on demand). None: nothing older to summarise.
+        Raises `CompactionError`, or `CompactionCancelledError` with the history untouched."""
+        if self._running:
+            raise RuntimeError("this agent is running; compact between runs")
+        self._running = True
+        try:
+            system = self.context.system(self.options.system_prompt)
+            return await self.context.compact(
+                self.history, system, self.tools.schemas(), signal, "manual"
+            )
+        finally:
+            self._running = False
+
     def count_child_usage(self, usage: Usage) -> None:
         """Add a sub-agent run's tokens to this run's total (`RunResult.usage`)."""
         self._child_usage = self._child_usage.add(usage)
@@ -158,7 +187,7 @@ class Agent:
         return Agent(
             self.model,
             self.tools.without("task"),
-            replace(self.options),
+            replace(self.options, context_window=None),
             gate=self.gate,
             files=self.files,
             writer=self.writer,
@@ -197,7 +226,6 @@ class Agent:
     async def _loop(self, signal: CancelSignal) -> tuple[StopReason, str, Usage, str | None]:
         usage = Usage()
         text = ""
-        schemas = self.tools.schemas()
         env = BatchEnv(
             tools=self.tools,
             cwd=self.options.cwd,
@@ -211,19 +239,42 @@ class Agent:
             budget=self.budget,
             path_aware=self.options.path_aware,
         )
+        if not self._started:
+            self._started = True
+            self.context.start(self.history, self.tools, self.options.cwd)
         turn = 0
+        retried = False
         while True:
             if signal.cancelled:
                 return "aborted", text, usage, None
             turn += 1
-            request = ModelRequest(self.options.system_prompt, list(self.history), schemas)
+            system = self.context.system(self.options.system_prompt)
+            # read per request: a tool source (an MCP server) may have changed its list
+            schemas = self.tools.schemas()
+            try:
+                await self.context.before_request(self.history, system, schemas, signal)
+            except CompactionCancelledError:
+                return "aborted", text, usage, None
+            request = ModelRequest(system, list(self.history), schemas)
             # Calls of the last allowed turn are never executed, so none starts early there.
             early = self.options.stream_dispatch and turn < self.options.max_turns
             batch = Batch(env, signal, early=early)
             try:
                 outcome = await self._turn(request, batch, signal, turn)
+            except ModelContextLengthError as exc:  # before any byte: nothing started
+                try:
+                    compacted = not retried and await self.context.overflow(
+                        self.history, system, schemas, signal, exc.body_excerpt)
+                except CompactionCancelledError:
+                    return "aborted", text, usage, None
+                if not compacted:
+                    return "error", text, usage, str(exc)
+                retried = True  # the same request once more, now that it is shorter
+                turn -= 1
+                continue
             finally:
                 batch.dispose()
+            retried = False
             usage = usage.add(outcome.usage)
             text = outcome.text if outcome.text is not None else text
             if outcome.stop is not None:
@@ -239,6 +290,10 @@ class Agent:
             partial = AssistantMessage(text=exc.partial, stop_reason="aborted")
             await self._abort_early(batch, partial)
             return _Outcome("aborted", exc.partial or None)
+        except ModelContextLengthError:
+            if signal.cancelled:
+                return _Outcome("aborted")
+            raise  # the loop compacts and asks again
         except ModelError as exc:
             if signal.cancelled:
                 await self._abort_early(batch, AssistantMessage(stop_reason="aborted"))
@@ -277,6 +332,7 @@ class Agent:
             return _Outcome("max_iterations", text, usage)
         results = await batch.close(calls)
         self._append(ToolResultMessage(results=[r.entry() for r in results]))
+        self.context.touched(calls, self.tools, self.options.cwd)
         return _Outcome("aborted" if signal.cancelled else None, text, usage)
 
     async def _abort_early(
@@ -297,7 +353,13 @@ class Agent:
 
     def _add_reply(self, reply: AssistantMessage) -> None:
         self._append(reply)
-        self._emit(MessageEndEvent(message=reply))
+        if reply.usage.input_tokens > 0:
+            tokens = reply.usage.input_tokens + reply.usage.output_tokens
+        else:
+            system = self.context.system(self.options.system_prompt)
+            tokens = self.context.tokens(self.history, system, self.tools.schemas())
+        self._emit(MessageEndEvent(message=reply, context_tokens=tokens,
+                                   context_window=self.context.window))
 
     async def _stream(
         self, request: ModelRequest, signal: CancelSignal, batch: Batch

@@ -22,6 +22,7 @@ from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEn
 from ink_ls.core.signal import CancelledError, CancelSignal, race
 from ink_ls.core.tool import (
     AnyTool,
+    ArgumentsError,
     ChangeRejectedError,
     Display,
     ToolContext,
@@ -203,9 +204,12 @@ def prepare(call: ToolCall, tools: ToolRegistry, decoded: object) -> PreparedCal
         shown = call.arguments.strip()[:200]
         return error_result(call, f"Error: tool arguments must be a JSON object, got: {shown}")
     try:
-        args = tool.params_model.model_validate(decoded)
+        args = tool.validate_arguments(decoded)
     except ValidationError as exc:
         return error_result(call, _invalid_text(call.name, _schema_errors(exc, decoded)))
+    except ArgumentsError as exc:
+        errors = "; ".join(f"{p}: {m}" for p, m in exc.errors[:MAX_SCHEMA_ERRORS])
+        return error_result(call, _invalid_text(call.name, errors))
     return PreparedCall(call, tool, args)
 
 

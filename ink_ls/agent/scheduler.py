@@ -38,6 +38,7 @@ from ink_ls.agent._window import (
 from ink_ls.agent.events import (
     AgentEvent,
     ToolEndEvent,
+    ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
 )
@@ -352,11 +353,17 @@ class Batch:
             writer=self.env.writer,
             # bound to this call, so a task's sub-agent events are tagged with its id
             subagent=bind_subagent(self.env.subagent, call.id),
+            progress=partial(self._progress, i),
         )
         result = await pipeline.execute(prepared, signal, context)
         # Settled inside the call's own task: the freed place is refilled in this same loop
         # iteration, and `tool_settled` still comes before the next call's `tool_running`.
         self._settle(i, result)
+
+    def _progress(self, i: int, message: str) -> None:
+        if self.results[i] is None:  # nothing after the call's end (or its abandonment)
+            call = self.calls[i]
+            self.emit(ToolProgressEvent(tool_call_id=call.id, tool_name=call.name, message=message))
 
     def _settle(self, i: int, result: CallResult) -> None:
         """Record the end of a call (whether it ran or not); a late result is dropped."""

@@ -25,6 +25,8 @@ DEFAULT_LOCAL_MODEL = "qwen2.5-coder:7b"
 """A small model with tool calling that Ollama serves (`ollama pull qwen2.5-coder:7b`)."""
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 """Used when the endpoint is api.openai.com and no model is named."""
+DEFAULT_CONTEXT_WINDOW = 32_768
+"""The window assumed when neither the settings nor the endpoint name one (conservative)."""
 API_KEY_VARS: tuple[str, ...] = ("INK_API_KEY", "OPENAI_API_KEY")
 """The generic API key variables, read in this order; commands never inherit them."""
 
@@ -48,6 +50,10 @@ class ModelSettings(BaseModel):
     max_tokens: int | None = Field(default=None, gt=0)
     request_timeout: float = Field(default=600.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
+    context_window: int | None = Field(default=None, ge=1024)
+    """The context window in tokens; None: ask the endpoint, else `DEFAULT_CONTEXT_WINDOW`."""
+    compact_threshold: float = Field(default=0.8, ge=0.2, le=0.95)
+    """Compact the conversation before a request would fill this share of the window."""
 
     @field_validator("base_url")
     @classmethod
@@ -92,7 +98,8 @@ class ModelSettings(BaseModel):
         """Settings from `INK_*` (falling back to `OPENAI_*`) variables, then `overrides`.
 
         Variables: INK_BASE_URL / OPENAI_BASE_URL, INK_MODEL, INK_API_KEY / OPENAI_API_KEY,
-        INK_VISION (1/0), INK_MAX_TOKENS, INK_REQUEST_TIMEOUT. Overrides that are `None`
+        INK_VISION (1/0), INK_MAX_TOKENS, INK_REQUEST_TIMEOUT, INK_CONTEXT_WINDOW,
+        INK_COMPACT_THRESHOLD (0.2-0.95). Overrides that are `None`
         are ignored. Raises `ConfigError` naming the variable or option that is invalid.
         """
         source = hidden_env.environ() if env is None else env
@@ -113,6 +120,8 @@ class ModelSettings(BaseModel):
             ("vision", ("INK_VISION",)),
             ("max_tokens", ("INK_MAX_TOKENS",)),
             ("request_timeout", ("INK_REQUEST_TIMEOUT",)),
+            ("context_window", ("INK_CONTEXT_WINDOW",)),
+            ("compact_threshold", ("INK_COMPACT_THRESHOLD",)),
         ):
             value = get(*names)
             if value is not None:

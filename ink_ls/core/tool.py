@@ -41,6 +41,17 @@ class ChangeRejectedError(ToolError):
         self.reason = reason
 
 
+class ArgumentsError(ToolError):
+    """Arguments that break a tool's own schema (tools that validate without pydantic).
+
+    `errors` are `(JSON pointer, message)` pairs; the pipeline words them like pydantic's.
+    """
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{p}: {m}" for p, m in errors))
+        self.errors = errors
+
+
 class ToolParams(BaseModel):
     """Base for tool parameter models: unknown keys are refused."""
 
@@ -101,9 +112,23 @@ class ToolResult:
 
 
 class FileView(Protocol):
-    """How tools see files the editor has open. `None` means: not open, read the disk."""
+    """How tools see files the editor has open. `None` means: not open, read the disk.
+
+    A view that must ask over the wire (ACP's `fs/read_text_file`) also has an async
+    `read_document(path)`; tools read through `document_text`, which prefers it.
+    """
 
     def open_document(self, path: Path) -> str | None: ...
+
+
+async def document_text(files: FileView, path: Path) -> str | None:
+    """The editor's text of `path`, or None (read the disk). Awaits `read_document` when the
+    view has one (a client that is asked over the wire), else calls `open_document`."""
+    read = getattr(files, "read_document", None)
+    if read is not None:
+        text: str | None = await read(path)
+        return text
+    return files.open_document(path)
 
 
 class FileWriter(Protocol):
@@ -161,6 +186,8 @@ class ToolContext:
     files: FileView = field(default_factory=DiskFiles)
     writer: FileWriter = field(default_factory=DiskWriter)
     subagent: SubagentRunner | None = None
+    progress: Callable[[str], None] | None = None
+    """Reports one short line on how the call is going (an MCP server's progress)."""
 
 
 @dataclass(frozen=True)
@@ -216,12 +243,17 @@ def shown_path(value: str, cwd: Path) -> str:
 
 
 class Tool(ABC, Generic[P]):
-    """One tool. Subclasses set `name`, `description`, `params_model` and implement `execute`."""
+    """One tool. Subclasses set `name`, `description`, `params_model` and implement `execute`.
 
-    name: ClassVar[str]
-    description: ClassVar[str]
+    `name`, `description` and `concurrency_safe` are usually class attributes; tools made at
+    run time (MCP tools) set them per instance and override `parameters` and
+    `validate_arguments` to use a raw JSON schema instead of a pydantic model.
+    """
+
+    name: str
+    description: str
     params_model: ClassVar[type[ToolParams]]
-    concurrency_safe: ClassVar[bool] = False
+    concurrency_safe: bool = False
     kind: ClassVar[ToolKind] = "other"
     delegates: ClassVar[bool] = False
     """True for tools that only hand work to a sub-agent whose own calls are gated (task)."""
@@ -229,6 +261,11 @@ class Tool(ABC, Generic[P]):
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema the model sees, derived from `params_model` (titles stripped)."""
         return copy.deepcopy(_schema_of(self.params_model))
+
+    def validate_arguments(self, data: dict[str, Any]) -> ToolParams:
+        """The call's arguments as this tool's params. Raises pydantic's `ValidationError`
+        or `ArgumentsError`; both become the model's `invalid arguments` error."""
+        return self.params_model.model_validate(data)
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         """What a person reads for a call (`read README.md`, `bash: npm test`), from the raw
@@ -247,40 +284,73 @@ class Tool(ABC, Generic[P]):
 AnyTool = Tool[Any]
 
 
-class ToolRegistry:
-    """The tools of one run: one list feeds the model's schemas and the name → tool map."""
+class ToolSource(Protocol):
+    """Tools that may change while a run goes on (an MCP server announcing a new tool list).
 
-    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+    `version` changes whenever `current_tools()` would return something different.
+    """
+
+    @property
+    def version(self) -> int: ...
+
+    def current_tools(self) -> list[AnyTool]: ...
+
+
+class ToolRegistry:
+    """The tools of one run: one list feeds the model's schemas and the name → tool map.
+
+    Besides its own tools it may follow `sources`, re-read when their version changes, so
+    the next model request sees a changed list; a source's tool whose name is taken is left out.
+    """
+
+    def __init__(self, tools: Iterable[AnyTool] = (), sources: Iterable[ToolSource] = ()) -> None:
+        self._own: dict[str, AnyTool] = {}
+        self._sources = tuple(sources)
+        self._seen: tuple[int, ...] | None = None
         self._tools: dict[str, AnyTool] = {}
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: AnyTool) -> None:
-        if tool.name in self._tools:
+        if tool.name in self._own or tool.name in self._current():
             raise DuplicateToolError(
                 f'a tool named "{tool.name}" is already registered; tool names must be unique'
             )
-        self._tools[tool.name] = tool
+        self._own[tool.name] = tool
+        self._seen = None
+
+    def _current(self) -> dict[str, AnyTool]:
+        versions = tuple(s.version for s in self._sources)
+        if versions != self._seen:
+            merged = dict(self._own)
+            for source in self._sources:
+                for tool in source.current_tools():
+                    merged.setdefault(tool.name, tool)
+            self._tools, self._seen = merged, versions
+        return self._tools
 
     def get(self, name: str) -> AnyTool | None:
-        return self._tools.get(name)
+        return self._current().get(name)
 
     @property
     def names(self) -> list[str]:
-        return list(self._tools)
+        return list(self._current())
 
     def __iter__(self) -> Iterator[AnyTool]:
-        return iter(self._tools.values())
+        return iter(list(self._current().values()))
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self._current())
 
     def without(self, *names: str) -> ToolRegistry:
-        return ToolRegistry(t for t in self._tools.values() if t.name not in names)
+        """The same tools and sources, less `names` (own tools only: sources stay whole)."""
+        return ToolRegistry(
+            (t for t in self._own.values() if t.name not in names), self._sources
+        )
 
     def schemas(self) -> list[dict[str, Any]]:
         """`{name, description, parameters}` for every tool, in registration order."""
         return [
             {"name": t.name, "description": t.description, "parameters": t.parameters()}
-            for t in self._tools.values()
+            for t in self._current().values()
         ]

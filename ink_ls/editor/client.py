@@ -36,6 +36,12 @@ class ClientFeatures:
     change_annotations: bool = False
     action_option_ids: bool = False
     reviews_apply_edit: bool = False
+    diagnostics: bool = False
+    """The client answers `ink/diagnostics` and sends `ink/diagnosticsChanged`."""
+    ink_plugin: bool = False
+    """The client announced `experimental.ink` (our plugins): it accepts the `ink` members
+    of standard requests. Others may not (eglot 1.9 errors on an unknown key)."""
+    show_document: bool = False
 
     @classmethod
     def from_capabilities(cls, caps: Mapping[str, Any] | None) -> ClientFeatures:
@@ -54,4 +60,7 @@ class ClientFeatures:
             )
             is True,
             reviews_apply_edit=_get(caps, "experimental", "ink", "reviewsApplyEdit") is True,
+            diagnostics=_get(caps, "experimental", "ink", "diagnostics") is True,
+            ink_plugin=isinstance(_get(caps, "experimental", "ink"), Mapping),
+            show_document=_get(caps, "window", "showDocument", "support") is True,
         )

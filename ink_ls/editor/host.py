@@ -8,17 +8,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.approval import ApprovalGate, yes_no
 from ink_ls.agent.events import StopReason
 from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.agent.gate import Gate
+from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import FileWriter, ToolRegistry, ToolSource
 from ink_ls.editor.client import ClientFeatures, EditorClient
+from ink_ls.editor.compacting import compact_session
 from ink_ls.editor.context import prompt_with_context
+from ink_ls.editor.diagnostics import EditorDiagnostics
+from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
@@ -26,11 +35,15 @@ from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import ApprovingWriter
+from ink_ls.model.base import Model
 from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
+    McpStatusResult,
     SessionCloseParams,
+    SessionCompactParams,
+    SessionCompactResult,
     SessionListResult,
     SessionLoadResult,
     SessionPromptParams,
@@ -41,6 +54,10 @@ from ink_ls.protocol.models import (
     WireStopReason,
 )
 from ink_ls.sessions.store import Session, SessionStore, unsaved_message
+
+if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
+    from ink_ls.agent.loop import Agent
+
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +116,9 @@ class Host:
         self.features = features
         self.sessions = SessionBook(deps.store, cwd)
         self.closing = False
+        self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
+        self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
+        """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
 
@@ -143,8 +163,13 @@ class Host:
         """Cancel a running turn, wait for it, forget the session (and delete it if asked)."""
         await self.sessions.close(params.session_id, delete=params.delete)
 
-    def tools(self) -> ToolsResult:
-        registry = self.deps.factory.tools(self.cwd, self.settings.model)
+    async def tools(self) -> ToolsResult:
+        """Built-in tools, then the MCP servers' (starting them if they are not yet)."""
+        hub = await self.mcp.start(self.settings)
+        own = editor_tools(self.deps.factory.tools(self.cwd, self.settings.model),
+                           self.diagnostics)
+        registry = ToolRegistry(list(own), [hub])
+        servers = {t.name: t.server_name for t in hub.tools_of_all()}
         return ToolsResult(
             tools=[
                 ToolInfo(
@@ -152,10 +177,15 @@ class Host:
                     description=t.description,
                     parameters=t.parameters(),
                     concurrency_safe=t.concurrency_safe,
+                    server=servers.get(t.name),
                 )
                 for t in registry
             ]
         )
+
+    async def mcp_status(self) -> McpStatusResult:
+        """`ink/mcp/status`: every configured MCP server, started if it may start."""
+        return await self.mcp.status(self.settings)
 
     # ---- cancel -------------------------------------------------------------------------------
 
@@ -191,10 +221,40 @@ class Host:
             await asyncio.wait([asyncio.ensure_future(t.done.wait()) for t in turns],
                                timeout=timeout)
         await self.close_models()
+        await self.mcp.close()
+
+    async def agent(self, session: LiveSession, reporter: TurnReporter, gate: Gate,
+                     writer: FileWriter, model: Model,
+                     sources: Sequence[ToolSource] = ()) -> Agent:
+        """The agent of one turn (or of an on-demand compaction) of `session`; `sources` are
+        the MCP servers whose tools join the turn."""
+        settings = self.settings.model
+        factory = self.deps.factory
+        if session.instructions is None:
+            session.instructions = ProjectInstructions(self.cwd)
+        diagnostics = self.diagnostics
+        return factory.build(
+            settings=settings,
+            cwd=self.cwd,
+            front=FrontEnd(
+                gate=gate,
+                writer=writer,
+                files=self.documents,
+                on_event=reporter.on_event,
+                on_message=session.record,
+                on_compaction=session.record_compaction,
+                adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            ),
+            history=session.messages,
+            tool_sources=sources,
+            model=model,
+            context_window=await factory.window(settings),
+            instructions=session.instructions,
+        )
 
     # ---- prompt ---------------------------------------------------------------------------------
 
-    async def _progress_token(self, given: str | int | None, session: LiveSession,
+    async def progress_token(self, given: str | int | None, session: LiveSession,
                               turn_id: str) -> str | int | None:
         if given is not None:
             return given
@@ -237,13 +297,14 @@ class Host:
         self, session: LiveSession, turn: Turn, params: SessionPromptParams
     ) -> SessionPromptResult:
         settings = self.settings
-        turn.token = await self._progress_token(params.work_done_token, session, turn.turn_id)
+        turn.token = await self.progress_token(params.work_done_token, session, turn.turn_id)
         reporter = TurnReporter(
             self.client,
             session_id=session.session_id,
             turn_id=turn.turn_id,
             cwd=self.cwd,
             progress_token=turn.token,
+            session_usage=session.usage,
         )
         reporter.begin(params.prompt)
         stop: WireStopReason
@@ -259,22 +320,13 @@ class Host:
                 prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
             )
             factory = self.deps.factory
+            confirm = yes_no(prompter, timeout=settings.approval_timeout,
+                             signal=turn.controller.signal)
+            hub = await self.mcp.start(settings, confirm)
             model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
             try:
-                agent = factory.build(
-                    settings=settings.model,
-                    cwd=self.cwd,
-                    front=FrontEnd(
-                        gate=gate,
-                        writer=writer,
-                        files=self.documents,
-                        on_event=reporter.on_event,
-                        on_message=session.record,
-                    ),
-                    history=session.messages,
-                    model=model,
-                )
+                agent = await self.agent(session, reporter, gate, writer, model, sources=[hub])
                 result = await agent.run(prompt, turn.controller.signal)
             finally:
                 await factory.release_model(settings.model, current=self.settings.model)
@@ -288,6 +340,7 @@ class Host:
                 session.stored.on_save = None  # the next turn reports to its own reporter
         if stop != "error":
             error = None
+        session.usage = reporter.session_usage
         reporter.end(stop, error)
         return SessionPromptResult(
             session_id=session.session_id,
@@ -296,3 +349,11 @@ class Host:
             text=text,
             error=error,
         )
+
+    # ---- compact --------------------------------------------------------------------------------
+
+    async def compact(
+        self, params: SessionCompactParams, *, request_id: object | None = None
+    ) -> SessionCompactResult:
+        """`ink/session/compact` (see `editor.compacting`)."""
+        return await compact_session(self, params, request_id=request_id)

@@ -57,8 +57,9 @@ class MessagePrompter:
         params = lsp.show_message_request(
             question_message(question), action_items(self._features)
         )
-        # an extra member (LSP clients ignore it): lets a chat view show the question on the
-        # call it is about (protocol.md, Approvals)
-        params["ink"] = {"toolCallId": question.tool_call_id}
+        # an extra member for our plugins only: lets a chat view show the question on the call
+        # it is about (protocol.md, Approvals); eglot 1.9 fails a request with an unknown key
+        if self._features.ink_plugin:
+            params["ink"] = {"toolCallId": question.tool_call_id}
         answer = await self._client.request(SHOW_MESSAGE_REQUEST, params)
         return choice_of(answer)

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ink_ls.core.messages import Message
+from ink_ls.agent.compaction import Compaction
+from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.core.messages import Message, Usage
 from ink_ls.core.signal import CancelController
 from ink_ls.protocol.errors import session_not_found
 from ink_ls.protocol.models import SessionInfo
@@ -60,6 +62,15 @@ class LiveSession:
     turn: Turn | None = None
     stored: Session | None = None
     """The persisted history (appended as messages enter `messages`), when a store is used."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens of the whole session (every reply and summary), for `usage_update`."""
+    instructions: ProjectInstructions | None = None
+    """The project instructions loaded so far (kept across the session's turns)."""
+
+    def record_compaction(self, compaction: Compaction) -> None:
+        """A compaction of this session's conversation: the file records it."""
+        if self.stored is not None:
+            self.stored.record_compaction(compaction)
 
     def record(self, message: Message) -> None:
         """Persist a message that entered the history (nothing without a store)."""
@@ -100,7 +111,7 @@ class SessionBook:
             raise session_not_found(session_id) from None
         session = LiveSession(
             session_id, stored.title, stamp(stored.created_at), now(), list(stored.messages),
-            stored=stored,
+            stored=stored, usage=stored.totals,
         )
         session.turns = sum(1 for m in stored.messages if m.role == "user")
         self.live[session_id] = session

@@ -28,6 +28,8 @@ class InkSettings:
     model: ModelSettings = field(default_factory=_default_model)
     approval: ApprovalMode = "ask"
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT
+    mcp_servers: Any = None
+    """`mcpServers` as the client sent it (checked when the MCP servers start)."""
 
 
 def _model_field_names() -> dict[str, str]:
@@ -100,6 +102,13 @@ def parse_settings(
             timeout = float(value)
         else:
             problems.append("approvalTimeoutSeconds: must be a number greater than 0")
-    known = {"model", "approval", "approvalTimeoutSeconds"}
+    mcp_servers = start.mcp_servers
+    if "mcpServers" in raw:
+        if isinstance(raw["mcpServers"], Mapping):
+            mcp_servers = raw["mcpServers"]
+        else:
+            problems.append("mcpServers: must be an object of servers")
+    known = {"model", "approval", "approvalTimeoutSeconds", "mcpServers"}
     problems += [f"{key}: unknown setting" for key in raw if key not in known]
-    return InkSettings(model=model, approval=approval, approval_timeout=timeout), problems
+    return InkSettings(model=model, approval=approval, approval_timeout=timeout,
+                       mcp_servers=mcp_servers), problems

@@ -15,10 +15,13 @@ from typing import Any
 
 from ink_ls.agent.events import (
     AgentEvent,
+    CompactionEvent,
+    InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
     ToolEndEvent,
+    ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     ToolStartEvent,
@@ -31,10 +34,12 @@ from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
 from ink_ls.protocol.models import (
     AgentMessageChunk,
+    CompactionUpdate,
     ContentItem,
     DiffItem,
     ErrorUpdate,
     ImageContent,
+    InstructionsLoadedUpdate,
     SessionUpdateBody,
     SessionUpdateParams,
     TextContent,
@@ -58,6 +63,7 @@ class TurnReporter:
         turn_id: str,
         cwd: Path,
         progress_token: str | int | None,
+        session_usage: Usage | None = None,
     ) -> None:
         self._client = client
         self._session_id = session_id
@@ -68,6 +74,9 @@ class TurnReporter:
         self._registered = 0
         self._settled = 0
         self._usage = Usage()
+        self.session_usage = session_usage if session_usage is not None else Usage()
+        """The session's tokens before this turn, plus the turn's as it goes."""
+        self._context: tuple[int | None, int | None] = (None, None)
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
 
     def send(self, update: SessionUpdateBody) -> None:
@@ -146,6 +155,10 @@ class TurnReporter:
                                phase="running", parent_tool_call_id=event.parent_tool_call_id)
             )
             self._report(event.tool_call_id)
+        elif isinstance(event, ToolProgressEvent):
+            if not self._waiting:  # a pending approval outranks it
+                title = self._titles.get(event.tool_call_id, event.tool_name)
+                self.progress({"kind": "report", "message": f"{title}: {event.message}"})
         elif isinstance(event, ToolSettledEvent):
             self._settled += 1
             self.send(
@@ -161,7 +174,12 @@ class TurnReporter:
         elif isinstance(event, ToolEndEvent):
             self._delivered(event)
         elif isinstance(event, MessageEndEvent):
+            self._context = (event.context_tokens, event.context_window)
             self._count(event.message.usage)
+        elif isinstance(event, CompactionEvent):
+            self._compaction(event)
+        elif isinstance(event, InstructionsEvent):
+            self.send(InstructionsLoadedUpdate(paths=event.paths, truncated=event.truncated))
         elif isinstance(event, UsageEvent):  # a sub-agent's reply: in the turn's totals too
             self._count(event.usage)
         elif isinstance(event, RunEndEvent):
@@ -169,11 +187,29 @@ class TurnReporter:
 
     def _count(self, usage: Usage) -> None:
         self._usage = self._usage.add(usage)
+        self.session_usage = self.session_usage.add(usage)
+        tokens, window = self._context
         self.send(
             UsageUpdate(
-                input_tokens=self._usage.input_tokens, output_tokens=self._usage.output_tokens
+                input_tokens=self._usage.input_tokens,
+                output_tokens=self._usage.output_tokens,
+                cache_read_tokens=self._usage.cache_read_tokens,
+                context_tokens=tokens,
+                context_window=window,
+                session_input_tokens=self.session_usage.input_tokens,
+                session_output_tokens=self.session_usage.output_tokens,
+                session_cache_read_tokens=self.session_usage.cache_read_tokens,
             )
         )
+
+    def _compaction(self, event: CompactionEvent) -> None:
+        """Progress while summarising; the update at each phase; usage once it is done."""
+        if event.phase == "start":
+            self.progress({"kind": "report", "message": "compacting the conversation"})
+        self.send(CompactionUpdate.model_validate(event.model_dump(exclude={"type", "usage"})))
+        if event.phase == "end":
+            self._context = (event.tokens_after, event.context_window)
+            self._count(event.usage or Usage())
 
     def _delivered(self, event: ToolEndEvent) -> None:
         items: list[ToolCallContent] = []

@@ -200,7 +200,7 @@ class ApprovingWriter:
             path, base, new_text, version, label, tool_call_id=tool_call_id, approved=approved
         )
         params = lsp.apply_edit_params(label, edit)
-        if approved:
+        if approved and self.features.ink_plugin:  # only our plugins take the extra member
             params["ink"] = dict(PRE_APPROVED)
         # a reviewing client's answer is the user's decision: the turn waits for the user
         reviewed = self.features.reviews_apply_edit and not approved

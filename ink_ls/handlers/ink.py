@@ -10,8 +10,11 @@ from ink_ls.handlers._errors import guarded, validate
 from ink_ls.handlers.state import ServerState
 from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
+    DiagnosticsChangedParams,
+    McpStatusParams,
     SessionCancelParams,
     SessionCloseParams,
+    SessionCompactParams,
     SessionListParams,
     SessionLoadParams,
     SessionPromptParams,
@@ -48,6 +51,25 @@ def register(server: LanguageServer, state: ServerState) -> None:
         request = validate(SessionCloseParams, params)
         await state.require_host().close(request)
 
+    @server.feature(methods.SESSION_COMPACT)
+    @guarded
+    async def compact(params: Any) -> dict[str, Any]:
+        request = validate(SessionCompactParams, params)
+        request_id = server.protocol.msg_id
+        result = await state.require_host().compact(request, request_id=request_id)
+        return result.dump()
+
+    @server.feature(methods.DIAGNOSTICS_CHANGED)
+    def diagnostics_changed(params: Any) -> None:
+        host = state.host
+        if host is None or host.diagnostics is None:
+            return
+        try:
+            changed = DiagnosticsChangedParams.model_validate(params)
+        except ValueError:
+            return  # a notification has nobody to answer; ignore what does not parse
+        host.diagnostics.changed(changed.uris)
+
     @server.feature(methods.SESSION_LOAD)
     @guarded
     async def load(params: Any) -> dict[str, Any]:
@@ -58,4 +80,10 @@ def register(server: LanguageServer, state: ServerState) -> None:
     @guarded
     async def tools(params: Any) -> dict[str, Any]:
         validate(ToolsParams, params)
-        return state.require_host().tools().dump()
+        return (await state.require_host().tools()).dump()
+
+    @server.feature(methods.MCP_STATUS)
+    @guarded
+    async def mcp_status(params: Any) -> dict[str, Any]:
+        validate(McpStatusParams, params)
+        return (await state.require_host().mcp_status()).dump()

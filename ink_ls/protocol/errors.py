@@ -19,6 +19,7 @@ class InkErrorCode(IntEnum):
     SESSION_NOT_FOUND = -32001
     SESSION_BUSY = -32002
     SHUTTING_DOWN = -32004
+    COMPACTION_FAILED = -32005
 
 
 class InkRequestError(Exception):

@@ -8,7 +8,7 @@ camelCase JSON the wire carries. Nothing else in ink_ls writes an LSP payload by
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
@@ -127,6 +127,21 @@ def show_message_params(message: str, *, warning: bool = True) -> dict[str, Any]
     """`window/showMessage` params (a Warning unless told otherwise)."""
     kind = lsp.MessageType.Warning if warning else lsp.MessageType.Info
     return to_json(lsp.ShowMessageParams(type=kind, message=message))
+
+
+MessageKind = Literal["error", "warning", "info"]
+_MESSAGE_TYPES = {"error": lsp.MessageType.Error, "warning": lsp.MessageType.Warning,
+                  "info": lsp.MessageType.Info}
+
+
+def user_message_params(message: str, kind: MessageKind) -> dict[str, Any]:
+    """`window/showMessage` params of any type (the answers to `ink.ask`)."""
+    return to_json(lsp.ShowMessageParams(type=_MESSAGE_TYPES[kind], message=message))
+
+
+def show_document_params(uri: str) -> dict[str, Any]:
+    """`window/showDocument` params: open `uri` in the editor and focus it."""
+    return to_json(lsp.ShowDocumentParams(uri=uri, take_focus=True))
 
 
 def cancel_request_params(request_id: int | str) -> dict[str, Any]:

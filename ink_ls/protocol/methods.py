@@ -12,21 +12,41 @@ SESSION_PROMPT = "ink/session/prompt"
 SESSION_CANCEL = "ink/session/cancel"
 SESSION_LIST = "ink/session/list"
 SESSION_CLOSE = "ink/session/close"
+SESSION_COMPACT = "ink/session/compact"
 SESSION_LOAD = "ink/session/load"
 TOOLS = "ink/tools"
+MCP_STATUS = "ink/mcp/status"
 
 # server → client notifications
 SESSION_UPDATE = "ink/session/update"
+
+# the editor's diagnostics (clients announcing `experimental.ink.diagnostics`)
+DIAGNOSTICS = "ink/diagnostics"
+"""server → client request: the diagnostics the editor holds for some files (or all)."""
+DIAGNOSTICS_CHANGED = "ink/diagnosticsChanged"
+"""client → server notification: the diagnostics of these files changed."""
 
 INK_REQUESTS: tuple[str, ...] = (
     SESSION_PROMPT,
     SESSION_CANCEL,
     SESSION_LIST,
     SESSION_CLOSE,
+    SESSION_COMPACT,
     SESSION_LOAD,
     TOOLS,
+    MCP_STATUS,
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)
+INK_CLIENT_NOTIFICATIONS: tuple[str, ...] = (DIAGNOSTICS_CHANGED,)
+
+# commands for LSP clients without an ink plugin (`workspace/executeCommand`, code actions)
+COMMAND_ASK = "ink.ask"
+COMMAND_CANCEL = "ink.cancel"
+COMMANDS: tuple[str, ...] = (COMMAND_ASK, COMMAND_CANCEL)
+
+# standard LSP methods the server handles for them
+CODE_ACTION = "textDocument/codeAction"
+EXECUTE_COMMAND = "workspace/executeCommand"
 
 # standard LSP methods the server sends (names as in the LSP specification)
 APPLY_EDIT = "workspace/applyEdit"
@@ -35,7 +55,10 @@ SHOW_MESSAGE = "window/showMessage"
 LOG_MESSAGE = "window/logMessage"
 PROGRESS_CREATE = "window/workDoneProgress/create"
 PROGRESS = "$/progress"
+SHOW_DOCUMENT = "window/showDocument"
 CANCEL_REQUEST = "$/cancelRequest"
 
-SERVER_REQUESTS: tuple[str, ...] = (APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE)
+SERVER_REQUESTS: tuple[str, ...] = (
+    APPLY_EDIT, SHOW_MESSAGE_REQUEST, PROGRESS_CREATE, SHOW_DOCUMENT, DIAGNOSTICS,
+)
 SERVER_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE, PROGRESS, SHOW_MESSAGE, LOG_MESSAGE)

@@ -46,6 +46,25 @@ class TextDocumentIdentifier(WireModel):
 # ---- requests -------------------------------------------------------------------------------
 
 
+class AskCommandArgs(WireModel):
+    """The argument object of the `ink.ask` command (`workspace/executeCommand`)."""
+
+    prompt: str | None = None
+    """The request; without it the selected text is the request (`Ink: ask about this…`)."""
+    uri: str | None = None
+    """The document the user asks from."""
+    range: Range | None = None
+    """The selection in that document."""
+
+    @model_validator(mode="after")
+    def _something_to_ask(self) -> AskCommandArgs:
+        if not (self.prompt or "").strip() and (self.uri is None or self.range is None):
+            raise ValueError("give a prompt, or a uri and range whose text is the request")
+        if self.range is not None and self.uri is None:
+            raise ValueError("range needs uri")
+        return self
+
+
 class SessionPromptParams(WireModel):
     session_id: str | None = None
     prompt: str = Field(min_length=1)
@@ -93,6 +112,19 @@ class SessionCloseParams(WireModel):
     delete: bool = False
 
 
+class SessionCompactParams(WireModel):
+    session_id: str
+    work_done_token: str | int | None = None
+
+
+class SessionCompactResult(WireModel):
+    session_id: str
+    compacted: bool
+    """False when there was nothing older than the latest turn to summarise."""
+    tokens_before: int
+    tokens_after: int
+    context_window: int
+    cancelled: bool = False
 class SessionLoadParams(WireModel):
     session_id: str
 
@@ -112,10 +144,79 @@ class ToolInfo(WireModel):
     description: str
     parameters: dict[str, Any]
     concurrency_safe: bool
+    server: str | None = None
+    """The MCP server offering the tool; absent for built-in tools."""
 
 
 class ToolsResult(WireModel):
     tools: list[ToolInfo]
+
+
+class McpStatusParams(WireModel):
+    pass
+
+
+class McpServerInfo(WireModel):
+    """One configured MCP server as `ink/mcp/status` reports it."""
+
+    name: str
+    origin: Literal["user", "workspace", "editor"]
+    transport: Literal["stdio", "http"]
+    target: str
+    """The command line or URL as written in the configuration (variables not expanded)."""
+    state: Literal["connected", "failed", "starting", "stopped", "not started"]
+    error: str | None = None
+    tools: list[str] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list)
+    trusted: bool = False
+    start_ms: float | None = None
+
+
+class McpStatusResult(WireModel):
+    servers: list[McpServerInfo]
+    problems: list[str] = Field(default_factory=list)
+    """Configuration problems (unknown keys, unreadable files)."""
+
+
+# ---- the editor's diagnostics -----------------------------------------------------------------
+
+
+class DiagnosticsParams(WireModel):
+    """`ink/diagnostics` (server → client); `uris: null` asks for every file the editor has
+    diagnostics for."""
+
+    uris: list[str] | None = None
+    load: bool = False
+    """Load files the editor has not open (without showing them), so their language servers
+    see them; false: answer from what is open."""
+
+
+class WireDiagnostic(WireModel):
+    """The LSP `Diagnostic` fields ink-ls uses (others are ignored)."""
+
+    range: Range
+    severity: int | None = None
+    """1 error, 2 warning, 3 information, 4 hint (LSP)."""
+    code: str | int | None = None
+    source: str | None = None
+    message: str
+
+
+class FileDiagnostics(WireModel):
+    uri: str
+    version: int | None = None
+    diagnostics: list[WireDiagnostic] = Field(default_factory=list)
+    watched: bool = False
+    """True when something in the editor reports diagnostics for this file (a language
+    server is attached), so a change will be followed by fresh diagnostics."""
+
+
+class DiagnosticsResult(WireModel):
+    items: list[FileDiagnostics] = Field(default_factory=list)
+
+
+class DiagnosticsChangedParams(WireModel):
+    uris: list[str]
 
 
 # ---- ink/session/update ---------------------------------------------------------------------
@@ -196,9 +297,41 @@ class ToolCallUpdate(WireModel):
 
 
 class UsageUpdate(WireModel):
+    """Tokens of the turn so far and of the session, and how full the context window is."""
+
     session_update: Literal["usage_update"] = "usage_update"
     input_tokens: int
     output_tokens: int
+    cache_read_tokens: int = 0
+    context_tokens: int | None = None
+    """Tokens the conversation holds now (what the next request sends, before new input)."""
+    context_window: int | None = None
+    session_input_tokens: int = 0
+    session_output_tokens: int = 0
+    session_cache_read_tokens: int = 0
+
+
+class CompactionUpdate(WireModel):
+    """The conversation is being compacted (`phase: start`), was (`end`) or could not be."""
+
+    session_update: Literal["compaction"] = "compaction"
+    phase: Literal["start", "end", "failed"]
+    reason: Literal["threshold", "overflow", "manual"]
+    tokens_before: int
+    tokens_after: int | None = None
+    context_window: int | None = None
+    summarized_messages: int | None = None
+    kept_messages: int | None = None
+    duration_ms: float | None = None
+    error: str | None = None
+
+
+class InstructionsLoadedUpdate(WireModel):
+    """Project instruction files (AGENTS.md / CLAUDE.md) joined the system prompt."""
+
+    session_update: Literal["instructions_loaded"] = "instructions_loaded"
+    paths: list[str]
+    truncated: bool = False
 
 
 class ErrorUpdate(WireModel):
@@ -225,6 +358,8 @@ SessionUpdateBody = Annotated[
     | ToolCallRegistered
     | ToolCallUpdate
     | UsageUpdate
+    | CompactionUpdate
+    | InstructionsLoadedUpdate
     | ErrorUpdate
     | WarningUpdate
     | TurnEndUpdate,

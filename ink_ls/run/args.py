@@ -17,7 +17,8 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
         "run", help="run the agent on one prompt in this terminal",
         description="Run the agent on PROMPT in the terminal and print what it does.",
     )
-    p.add_argument("prompt", metavar="PROMPT", help='the request; "-" reads it from stdin')
+    p.add_argument("prompt", metavar="PROMPT", nargs="?", default=None,
+                   help='the request; "-" reads it from stdin (optional with --compact)')
     p.add_argument("--cwd", type=Path, default=None, help="workspace root (default: .)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $INK_BASE_URL, "
                    "$OPENAI_BASE_URL, else http://localhost:11434/v1)")
@@ -33,6 +34,9 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
                    help="continue session ID, or start a new one under that ID")
     p.add_argument("--max-turns", type=int, default=100, metavar="N",
                    help="model requests per run (default: 100)")
+    p.add_argument("--compact", action="store_true",
+                   help="summarise the older part of --session ID now (then run PROMPT, "
+                   "if given)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object per event on stdout, nothing else")
     return p
@@ -46,4 +50,20 @@ def add_sessions_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("action", nargs="?", choices=("list", "delete"), default="list")
     p.add_argument("session_id", nargs="?", metavar="ID")
+    return p
+
+
+def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register `ink-ls mcp list`."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "mcp", help="show the MCP servers and their tools",
+        description="Start the configured MCP servers ($XDG_CONFIG_HOME/ink-ls/mcp.json and "
+        "the workspace's .mcp.json), print their state and tools, stop them.",
+    )
+    p.add_argument("action", nargs="?", choices=("list",), default="list")
+    p.add_argument("--cwd", type=Path, default=None, help="workspace root (default: .)")
+    p.add_argument("--approval", choices=("ask", "auto", "readonly"), default=None,
+                   help="whether a workspace .mcp.json's servers start: ask (default on a "
+                   "terminal), auto (start them), readonly (do not; default otherwise)")
+    p.add_argument("-v", "--verbose", action="store_true", help="list every tool")
     return p

@@ -17,13 +17,17 @@ from pathlib import Path
 from rich.console import Console
 
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.events import EventSink
+from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
+from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.agent.loop import RunResult
+from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.loop import Agent, RunResult
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskWriter, FileWriter
+from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
+from ink_ls.run.mcp import start_hub
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
@@ -77,8 +81,14 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     if not cwd.is_dir():
         fail(f"--cwd {cwd} is not a directory")
         return None
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-    if not prompt.strip():
+    if args.compact and not args.session:
+        fail("--compact needs --session ID (the session to compact)")
+        return None
+    if args.prompt is None and not args.compact:
+        fail("give a PROMPT (or --compact --session ID)")
+        return None
+    prompt = sys.stdin.read() if args.prompt == "-" else (args.prompt or "")
+    if not prompt.strip() and not args.compact:
         fail("the prompt is empty")
         return None
     if args.max_turns < 1:
@@ -99,18 +109,21 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
         return None
     store = SessionStore()
     try:
-        session = (store.open_or_create(args.session, cwd=cwd) if args.session
-                   else store.create(cwd=cwd))
+        if args.compact:
+            session = store.open(args.session)
+        else:
+            session = (store.open_or_create(args.session, cwd=cwd) if args.session
+                       else store.create(cwd=cwd))
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
     return _Setup(cwd, prompt, settings, approval, session)
 
 
-async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
+async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
     err = _stderr()
     ui = err if json_mode else Console(highlight=False)
-    view = None if json_mode else TerminalView(ui)
+    view = None if json_mode else TerminalView(ui, setup.cwd)
     sink: EventSink
     if view is None:
         sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
@@ -119,17 +132,43 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
     writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
                           else DiskWriter())
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
+    meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
+    window = await factory.window(setup.settings)
+    instructions = ProjectInstructions(setup.cwd)
+    hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
+    for server in hub.status():  # the run goes on without a server that cannot start
+        if server.error:
+            err.print(f"MCP server {server.name}: {server.state}: {server.error}",
+                      style="yellow", markup=False)
     agent = factory.build(
         settings=setup.settings,
         cwd=setup.cwd,
-        front=FrontEnd(gate=gate, writer=writer, on_event=sink,
-                       on_message=setup.session.append),
+        front=FrontEnd(gate=gate, writer=writer, on_event=meter,
+                       on_message=setup.session.append,
+                       on_compaction=setup.session.record_compaction),
         history=list(setup.session.messages),
+        tool_sources=[hub],
+        context_window=window,
+        instructions=instructions,
     )
     if not json_mode:
         err.print(f"session {setup.session.id} · {setup.settings.model} at "
-                  f"{setup.settings.base_url}", style="dim", markup=False)
+                  f"{setup.settings.base_url} · window {window:,} tokens", style="dim",
+                  markup=False)
+        root = instructions.start()  # the header names them; later ones show as they load
+        if root:
+            event = InstructionsEvent(paths=[str(f.path) for f in root],
+                                      truncated=any(f.truncated for f in root))
+            err.print(context_line(event, setup.cwd), style="dim", markup=False)
+    if compact:
+        status = await _compact(agent, err, setup)
+        if status != EXIT_OK or not setup.prompt.strip():
+            if view is not None:
+                view.close()
+            await factory.close_models()
+            await hub.close()
+            return status
     controller = CancelController()
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
@@ -158,16 +197,34 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int) -> int:
         if view is not None:
             view.close()
         await factory.close_models()
-    return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns)
+        await hub.close()
+    return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns,
+                   tokens=meter.summary())
+
+
+async def _compact(agent: Agent, err: Console, setup: _Setup) -> int:
+    """`--compact`: summarise the session's older messages now."""
+    try:
+        done = await agent.compact()
+    except CompactionError as exc:
+        err.print(f"ink-ls run: {exc}", markup=False)
+        return EXIT_FAILED
+    except CompactionCancelledError:
+        return EXIT_INTERRUPTED
+    if done is None:
+        err.print(f"session {setup.session.id}: nothing older than the latest turn to compact",
+                  markup=False)
+    else:
+        err.print(f"compacted session {setup.session.id}: {done.tokens_before:,} → "
+                  f"{done.tokens_after:,} tokens", markup=False)
+    return EXIT_OK
 
 
 def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
-            max_turns: int) -> int:
-    usage = result.usage
+            max_turns: int, tokens: str) -> int:
     if not json_mode:
-        err.print(f"{result.stop_reason} · {usage.input_tokens:,} tokens in, "
-                  f"{usage.output_tokens:,} out · continue with --session {setup.session.id}",
-                  style="dim", markup=False)
+        err.print(f"{result.stop_reason} · {tokens} · continue with --session "
+                  f"{setup.session.id}", style="dim", markup=False)
     if result.stop_reason == "completed":
         return EXIT_OK
     if result.stop_reason == "aborted":
@@ -213,5 +270,6 @@ def run_main(args: argparse.Namespace) -> int:
     if setup is None:
         return EXIT_USAGE
     _watch_saving(setup.session, err)
-    code = asyncio.run(_run(setup, json_mode=args.json, max_turns=args.max_turns))
+    code = asyncio.run(_run(setup, json_mode=args.json, max_turns=args.max_turns,
+                            compact=args.compact))
     return _saved(setup.session, err, code)

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from rich.console import Console, Group, RenderableType
@@ -29,6 +30,8 @@ from rich.text import Text
 
 from ink_ls.agent.events import (
     AgentEvent,
+    CompactionEvent,
+    InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
@@ -38,6 +41,7 @@ from ink_ls.agent.events import (
     ToolStartEvent,
 )
 from ink_ls.core.messages import text_of
+from ink_ls.run.accounting import context_line
 
 RowState = Literal["queued", "running", "done", "failed"]
 TAIL_LINES = 8
@@ -66,8 +70,9 @@ class _Row:
 class TerminalView:
     """An `EventSink` rendering a run on `console`. Call `close()` when the run is over."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, cwd: Path | None = None) -> None:
         self.console = console
+        self._cwd = cwd
         self._rows: dict[str, _Row] = {}
         self._streaming = ""
         self._live: Live | None = None
@@ -123,6 +128,8 @@ class TerminalView:
                 row.duration_ms = event.duration_ms
         elif isinstance(event, ToolEndEvent):
             self._ended(event)
+        elif isinstance(event, InstructionsEvent | CompactionEvent):
+            self._print(Text(context_line(event, self._cwd), style="dim"))
         elif isinstance(event, RunEndEvent):
             self._streaming = ""
             self._rows.clear()

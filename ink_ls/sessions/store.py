@@ -1,7 +1,11 @@
 """Session storage: a JSONL file per session under the state directory, append-only.
 
 Line 1 is a header (`{"type": "session", …}`); every other line is one history message as it
-entered history. Loading repairs what a killed process leaves behind (a torn last line, tool
+entered history, or a compaction (`{"type": "compaction", "summary", "kept", …}`: from here on
+the conversation continues from the summary plus the last `kept` messages). The file keeps the
+full history; `Session.messages` is the conversation as it continues (compactions replayed).
+Each record is one line written at once, so a process killed mid-compaction leaves the file as
+it was before it. Loading repairs what a killed process leaves behind (a torn last line, tool
 calls without results) so the next model request is valid. Knows nothing about the loop.
 
 A store that cannot be written (read-only, disk full) never loses history silently: lines not
@@ -25,6 +29,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from ink_ls.agent.compaction import Compaction, compacted_view, describe
 from ink_ls.core.config import state_dir
 from ink_ls.core.messages import (
     AssistantMessage,
@@ -32,6 +37,7 @@ from ink_ls.core.messages import (
     TextBlock,
     ToolResultEntry,
     ToolResultMessage,
+    Usage,
     UserMessage,
     text_of,
 )
@@ -115,6 +121,7 @@ class SessionInfo:
     message_count: int
     cwd: str | None = None
     """The workspace root the session was created for, when known."""
+    compactions: int = 0
 
 
 SaveListener = Callable[["Session", "str | None"], None]
@@ -132,13 +139,19 @@ class Session:
     def __init__(
         self, session_id: str, path: Path, messages: list[Message], *,
         created_at: datetime, cwd: str | None, unsaved_header: str | None = None,
-        save_error: str | None = None,
+        save_error: str | None = None, title: str = "", totals: Usage | None = None,
+        compactions: int = 0,
     ) -> None:
         self.id = session_id
         self.path = path
         self.messages = messages
+        """The conversation as it continues: compactions applied."""
         self.created_at = created_at
         self.cwd = cwd
+        self._title = title
+        self.totals = totals if totals is not None else Usage()
+        """Tokens of every reply and summary in the file (the whole history)."""
+        self.compactions = compactions
         self._header = unsaved_header
         self._pending: list[str] = []
         self.save_error = save_error
@@ -151,6 +164,20 @@ class Session:
                   "message": message.model_dump(mode="json", by_alias=True)}
         self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         self.messages.append(message)
+        if isinstance(message, AssistantMessage):
+            self.totals = self.totals.add(message.usage)
+        if not self._title and isinstance(message, UserMessage):
+            self._title = title_of(text_of(message.content))
+        self.save()
+
+    def record_compaction(self, compaction: Compaction) -> None:
+        """Write the compaction as one line; `messages` continues from its summary."""
+        record = {"type": "compaction", "at": _now(), **describe(compaction),
+                  "usage": compaction.usage.model_dump()}
+        self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.messages[:] = compacted_view(self.messages, compaction.summary, compaction.kept)
+        self.totals = self.totals.add(compaction.usage)
+        self.compactions += 1
         self.save()
 
     @property
@@ -199,8 +226,7 @@ class Session:
 
     @property
     def title(self) -> str:
-        first = next((m for m in self.messages if isinstance(m, UserMessage)), None)
-        return title_of(text_of(first.content)) if first else ""
+        return self._title
 
 
 class SessionStore:
@@ -257,6 +283,9 @@ class SessionStore:
             raw = raw[:keep]
         header: dict[str, Any] = {}
         messages: list[Message] = []
+        title = ""
+        totals = Usage()
+        compactions = 0
         for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
             if not line.strip():
                 continue
@@ -266,8 +295,20 @@ class SessionStore:
                 if kind == "session":
                     header = record
                 elif kind == "message":
-                    messages.append(_MESSAGE.validate_python(record["message"]))
-            except (ValueError, KeyError, AttributeError, ValidationError) as exc:
+                    message = _MESSAGE.validate_python(record["message"])
+                    messages.append(message)
+                    if isinstance(message, AssistantMessage):
+                        totals = totals.add(message.usage)
+                    elif not title and isinstance(message, UserMessage):
+                        title = title_of(text_of(message.content))
+                elif kind == "compaction":
+                    kept = int(record["kept"])
+                    if not isinstance(record["summary"], str) or not 0 <= kept <= len(messages):
+                        raise ValueError("a compaction that does not fit the history")
+                    messages = compacted_view(messages, record["summary"], kept)
+                    totals = totals.add(Usage.model_validate(record.get("usage") or {}))
+                    compactions += 1
+            except (ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
                 raise SessionError(
                     f'session "{session_id}" is damaged at line {number} of {path} '
                     f"({type(exc).__name__})"
@@ -275,7 +316,8 @@ class SessionStore:
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
         session = Session(session_id, path, messages,
                           created_at=_parse_time(header.get("created"), mtime),
-                          cwd=header.get("cwd"))
+                          cwd=header.get("cwd"), title=title, totals=totals,
+                          compactions=compactions)
         _close_dangling_calls(session)
         return session
 
@@ -331,6 +373,7 @@ def _info(path: Path) -> SessionInfo:
     title = ""
     count = 0
     cwd = None
+    compactions = 0
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             try:
@@ -342,6 +385,9 @@ def _info(path: Path) -> SessionInfo:
             if record.get("type") == "session":
                 created = updated = _parse_time(record.get("created"), mtime)
                 cwd = record.get("cwd")
+            elif record.get("type") == "compaction":
+                compactions += 1
+                updated = _parse_time(record.get("at"), updated)
             elif record.get("type") == "message":
                 count += 1
                 updated = _parse_time(record.get("at"), updated)
@@ -351,4 +397,4 @@ def _info(path: Path) -> SessionInfo:
                              if isinstance(b, dict) and b.get("type") == "text"]
                     title = title_of("".join(texts))
     return SessionInfo(id=path.stem, title=title, created_at=created, updated_at=updated,
-                       message_count=count, cwd=cwd)
+                       message_count=count, cwd=cwd, compactions=compactions)

@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_ls.core.tool import FileView
+from ink_ls.core.tool import FileView, document_text
 
 BOM = "\ufeff"
 
@@ -47,7 +47,7 @@ async def load(path: Path, shown: str, files: FileView) -> TextFile | None:
 
     The file view is asked on the event loop (editor state is not thread-safe); only the disk
     read runs in a worker thread."""
-    buffer = files.open_document(path)
+    buffer = await document_text(files, path)
     if buffer is not None:
         return decode(buffer)
     return await asyncio.to_thread(_load_disk, path, shown)

@@ -29,6 +29,7 @@ from ink_ls.core.tool import (
     ToolParams,
     ToolResult,
     aborted_result,
+    document_text,
     shown_path,
     text_arg,
 )
@@ -144,7 +145,7 @@ class ReadTool(Tool[ReadParams]):
         stop = threading.Event()
         unsubscribe = signal.subscribe(stop.set)
         try:
-            buffer = context.files.open_document(path)
+            buffer = await document_text(context.files, path)
             outcome: _Text | _Image | _Failure
             if buffer is not None:
                 source: BinaryIO = io.BytesIO(buffer.encode("utf-8", "replace"))

@@ -32,7 +32,9 @@ SECRET = "sk-test-e2e-secret-4242"
 WAIT = 20.0
 SERVER_COMMAND = [sys.executable, "-m", "ink_ls", "--stdio"]
 
-_RAW_REQUESTS = frozenset(methods.INK_REQUESTS + (methods.APPLY_EDIT, methods.SHOW_MESSAGE_REQUEST))
+_RAW_REQUESTS = frozenset(
+    methods.INK_REQUESTS + (methods.APPLY_EDIT, methods.SHOW_MESSAGE_REQUEST, methods.DIAGNOSTICS)
+)
 
 
 class InkClientProtocol(LanguageClientProtocol):
@@ -44,7 +46,7 @@ class InkClientProtocol(LanguageClientProtocol):
     def get_message_type(self, method: str) -> Any:  # type: ignore[override]
         if method in _RAW_REQUESTS or method in self.extra_raw:
             return RawRequest
-        if method == methods.SESSION_UPDATE:
+        if method in (methods.SESSION_UPDATE, methods.DIAGNOSTICS_CHANGED):
             return RawNotification
         return super().get_message_type(method)
 
@@ -71,6 +73,7 @@ class InkClient(LanguageClient):
         self.init_result: types.InitializeResult | None = None
         self.on_apply_edit: Handler = self.accept_edit
         self.on_message_request: Handler = self._no_prompt_expected
+        self.on_diagnostics: Handler = self._no_diagnostics
         self._changed = asyncio.Condition()
 
     # ---- recording ------------------------------------------------------------------------
@@ -169,6 +172,9 @@ class InkClient(LanguageClient):
                 Path(uri.removeprefix("file://")).write_text(new_text, encoding="utf-8")
         return {"applied": True}
 
+    async def _no_diagnostics(self, params: dict[str, Any]) -> Any:
+        raise AssertionError("ink/diagnostics asked of a client that did not announce it")
+
     async def _no_prompt_expected(self, params: dict[str, Any]) -> Any:
         raise AssertionError(f"unexpected approval prompt: {params['message']}")
 
@@ -202,6 +208,10 @@ def make_client() -> InkClient:
     async def on_apply_edit(params: dict[str, Any]) -> Any:
         client.edit_requests.append(params)
         return await client.on_apply_edit(params)
+
+    @client.feature(methods.DIAGNOSTICS)
+    async def on_diagnostics(params: dict[str, Any]) -> Any:
+        return await client.on_diagnostics(params)
 
     @client.feature(methods.SHOW_MESSAGE_REQUEST)
     async def on_message_request(params: dict[str, Any]) -> Any:

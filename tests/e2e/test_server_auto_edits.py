@@ -44,7 +44,10 @@ async def test_auto_edit_of_an_unsaved_buffer_is_a_pre_approved_apply_edit(
 
     assert client.message_requests == []  # nobody was asked
     (request,) = client.edit_requests
-    assert request["ink"] == {"approved": True}
+    # the pre-approval mark goes to our plugins (experimental.ink) only: the neovim preset is a
+    # plugin-less client here, and eglot 1.9 fails a request with an unknown key
+    plugin = client.preset == "visual_studio_code"
+    assert request.get("ink") == ({"approved": True} if plugin else None)
     assert request["label"] == "ink: edit greet.txt (call_1)"
     edit = request["edit"]
     if client.preset == "visual_studio_code":

@@ -144,7 +144,8 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     assert caps.experimental == {"ink": {
         "version": "0.1.0",
         "methods": [methods.SESSION_PROMPT, methods.SESSION_CANCEL, methods.SESSION_LIST,
-                    methods.SESSION_CLOSE, methods.SESSION_LOAD, methods.TOOLS],
+                    methods.SESSION_CLOSE, methods.SESSION_COMPACT, methods.SESSION_LOAD,
+                    methods.TOOLS, methods.MCP_STATUS],
         "notifications": [methods.SESSION_UPDATE],
     }}
     expected = "utf-8" if client.preset == "neovim" else "utf-16"

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,6 +129,7 @@ UNIT_CASES = [
     ":InkLog shows the transcript in a split",
     "checkhealth ink without a running server: version from the command, endpoint down",
     ":InkAsk with a missing server command says so and sends nothing",
+    "status shows the context in use against the window, compaction while it runs",
 ]
 
 
@@ -137,7 +140,8 @@ def test_lua_units_in_headless_nvim(tmp_path: Path) -> None:
     line = next(x for x in run.results if x.startswith("PROTOCOL "))
     mirrored = json.loads(line[len("PROTOCOL ") :])
     assert sorted(mirrored["methods"].values()) == sorted(
-        methods.INK_REQUESTS + methods.INK_NOTIFICATIONS
+        methods.INK_REQUESTS + methods.INK_NOTIFICATIONS + methods.INK_CLIENT_NOTIFICATIONS
+        + (methods.DIAGNOSTICS,)
     )
     assert mirrored["lsp"]["apply_edit"] == methods.APPLY_EDIT
     assert mirrored["lsp"]["show_message_request"] == methods.SHOW_MESSAGE_REQUEST
@@ -237,6 +241,7 @@ E2E_CASES = [
     "cancel while an edit is under review closes the diff and changes nothing",
     "setup() again sends the new settings (approval readonly refuses without asking)",
     "approval auto: an open buffer gets the edit without a diff, the file is written, u undoes it",
+    "checkhealth ink: the MCP servers of the running server",
     'vim.lsp.enable("ink") reuses the running client for new files',
     "checkhealth ink: server, version and endpoint",
 ]
@@ -288,6 +293,13 @@ def _run_with_model(
 @pytest.mark.timeout(180)
 def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
+    # the user's MCP servers (the plugin's server reads $XDG_CONFIG_HOME/ink-ls/mcp.json)
+    mcp = tmp_path / "xdg-config" / "ink-ls" / "mcp.json"
+    mcp.parent.mkdir(parents=True)
+    mcp.write_text(json.dumps({"mcpServers": {
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"], "trusted": True},
+        "gone": {"command": str(tmp_path / "no-such-server")},
+    }}))
     with FakeModelServer() as model:
         run = _run_with_model("e2e_spec.lua", tmp_path, ws, model)
     assert_passed(run, E2E_CASES)
@@ -368,3 +380,45 @@ def test_chat_buffer_against_the_real_server(tmp_path: Path) -> None:
         for suffix in ("", ".ansi"):
             target = REPO / "docs" / f"nvim-chat-screen.txt{suffix}"
             target.write_text(Path(f"{screen}{suffix}").read_text())
+
+
+MOD_BEFORE = "import os\n\n\ndef f():\n    return missing_name\n"
+MOD_AFTER = (
+    "import os\nimport json\n\n\ndef f():\n    return missing_name\n\n\n"
+    "def g():\n    return undefined_thing\n"
+)
+
+
+@pytest.mark.timeout(120)
+def test_ruff_diagnostics_reach_the_model(tmp_path: Path) -> None:
+    """Headless Neovim with `ruff server` attached to Python buffers: after the model's write,
+    its tool result holds ruff's diagnostics for the new lines only."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F"]\n')
+    (ws / "mod.py").write_text(MOD_BEFORE)
+    log = tmp_path / "server.log"
+    with FakeModelServer() as model:
+        model.push(tool("write", {"path": "mod.py", "content": MOD_AFTER}),
+                   tool("diagnostics", {"path": "mod.py"}), text("Added g()."))
+        run = run_nvim("diagnostics_spec.lua", tmp_path, timeout=100, env_extra={
+            "INK_TEST_BASE_URL": model.base_url, "INK_TEST_WORKSPACE": str(ws),
+            "INK_TEST_API_KEY": SECRET, "INK_TEST_SERVER_LOG": str(log)})
+        requests = list(model.requests)
+    assert_passed(run, ["ruff diagnostics of a change reach the model, old ones do not"])
+    assert (ws / "mod.py").read_text() == MOD_AFTER
+    results = [_content(m) for m in requests[1]["messages"] if m["role"] == "tool"]
+    written = results[0].splitlines()
+    assert written[0] == "Overwrote mod.py (10 lines, 95 bytes)"
+    assert written[2] == ("[The editor reports 2 new problem(s) in mod.py after this change "
+                          "(errors and warnings that were not there before):]")
+    assert [line.split(" ", 1)[0] for line in written[3:]] == ["mod.py:2:8:", "mod.py:10:12:"]
+    assert "F401" in written[3] and "json" in written[3]
+    assert "F821" in written[4] and "undefined_thing" in written[4]
+    assert "missing_name" not in results[0] and "`os`" not in results[0]
+    listed = [_content(m) for m in requests[2]["messages"] if m["role"] == "tool"][-1]
+    assert [line.split(" ", 1)[0] for line in listed.splitlines()] == [
+        "mod.py:1:8:", "mod.py:2:8:", "mod.py:6:12:", "mod.py:10:12:"]
+    waits = [float(m) for m in re.findall(r"settled after (\d+) ms", log.read_text())]
+    assert waits and max(waits) < 2_500
+    print(f"diagnostics wait (ms): {waits}")

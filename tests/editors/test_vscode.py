@@ -60,7 +60,24 @@ _STEPS: dict[str, list[Reply]] = {
     "[auto-edit]": [
         tool("edit", {"path": "auto.txt", "edits": [{"oldText": "draft", "newText": "final"}]})
     ],
+    # the Ink panel's turn: a read, a command that asks, an edit, then a markdown answer
+    "[panel-turn]": [
+        tool("read", {"path": "README.md"}),
+        tool("bash", {"command": "echo panel > panel-ran.txt && echo panel ran"}),
+        tool("edit", {"path": "panel.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
+    ],
+    "[json-write]": [
+        tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
+        tool("bash", {"command": "echo done > json-done.txt"}),
+    ],
 }
+
+PANEL_ANSWER = (
+    "## Summary\n\nThe build runs with `make`; I changed **panel.txt**.\n\n"
+    "```python\ndef build():\n    return run(\"make\")\n```\n\n- read the README\n- ran a command\n"
+)
+# Final texts other than "Tool said: …" (markdown, to be rendered by the panel).
+_FINALS: dict[str, str] = {"[panel-turn]": PANEL_ANSWER}
 
 
 def _content_text(message: dict[str, Any]) -> str:
@@ -84,6 +101,8 @@ def respond(payload: dict[str, Any]) -> Reply:
         if tag in prompt:
             if len(results) < len(steps):
                 return steps[len(results)]
+            if tag in _FINALS:
+                return text(_FINALS[tag])
             if not steps:
                 return text(ANSWER)
             said = " ".join(_content_text(results[-1]).split())[:160]
@@ -106,6 +125,9 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "keep.txt").write_text("Keep me as I am.\n")
     (ws / "README.md").write_text("# Demo\n\nRun `make` to build.\n")
     (ws / "auto.txt").write_text("A draft.\n")
+    (ws / "panel.txt").write_text("one\n")
+    (ws / "notes.txt").write_text("")
+    (ws / "data.json").write_text('{"name": "demo", "size": 3}\n')
     return ws
 
 
@@ -162,6 +184,10 @@ def test_protocol_ts_mirrors_methods_py() -> None:
             "SESSION_CANCEL",
             "SESSION_LIST",
             "SESSION_CLOSE",
+            "SESSION_LOAD",
+            "SESSION_COMPACT",
+            "DIAGNOSTICS",
+            "DIAGNOSTICS_CHANGED",
             "TOOLS",
             "SESSION_UPDATE",
         )
@@ -169,6 +195,8 @@ def test_protocol_ts_mirrors_methods_py() -> None:
     assert ts == expected
     ts_codes = {int(v) for v in re.findall(r"^  \w+: (-\d+),$", source, flags=re.M)}
     assert ts_codes == {int(c) for c in InkErrorCode}
+    mcp = (EXT / "src" / "mcp.ts").read_text()
+    assert re.findall(r"export const MCP_STATUS = '([^']+)';", mcp) == [methods.MCP_STATUS]
 
 
 def test_extension_unit_tests() -> None:
@@ -229,10 +257,15 @@ WORKBENCH_CASES = [
     "a settings change reaches the server: readonly refuses edits without a diff",
     "the transcript shows the conversation",
     "approval auto: an unsaved open file gets the edit without a diff, saved and undoable",
+    "panel: the approval mode is shown and switched from the header",
+    "panel: a read, a command allowed on its card, an edit accepted on its card, a markdown answer",
+    "panel: Stop ends the running turn; ↑ brings back the last prompt",
+    "panel: a past session is resumed after reloading the window",
+    "the diagnostics of an edit reach the model (built-in JSON language features)",
 ]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(480)
 def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> None:
     """The extension in code-server's real workbench, driven by headless chromium."""
     shots = Path(os.environ.get("INK_SCREENSHOT_DIR", tmp_path / "shots"))
@@ -246,9 +279,11 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
             "INK_TEST_TMP": str(tmp_path),
             "INK_SCREENSHOT_DIR": str(shots),
         },
-        timeout=240,
+        timeout=420,
     )
     _assert_passed(out, WORKBENCH_CASES)
+    assert (workspace / "panel.txt").read_text() == "two\n"
+    assert (workspace / "panel-ran.txt").read_text() == "panel\n"
     assert rc == 0, out
     assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
     assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
@@ -276,4 +311,27 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         if m.get("role") == "user" and "explain the selection" in _content_text(m)
     )
     assert "README.md (line" in selection_prompt, json.dumps(selection_prompt)
+    # The invalid JSON the model wrote: VS Code's JSON language features reported it, and
+    # the write's result told the model.
+    written = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "tool" and "Overwrote data.json" in _content_text(m)
+    )
+    assert "[The editor reports " in written and "new problem(s) in data.json" in written, written
+    assert re.search(r"^data\.json:1:\d+: error \[json", written, flags=re.M), written
     assert "Run `make` to build." in selection_prompt, json.dumps(selection_prompt)
+    # The panel's prompt: the selection chip as the document and range, the @file as a mention.
+    panel_prompt = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "user" and "[panel-turn]" in _content_text(m)
+    )
+    assert panel_prompt.startswith("[panel-turn] look at @panel.txt\n\nAlso attached: panel.txt"), (
+        json.dumps(panel_prompt)
+    )
+    assert "Context: the user is looking at README.md (lines 3-3)" in panel_prompt, json.dumps(
+        panel_prompt
+    )

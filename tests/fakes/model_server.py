@@ -84,6 +84,10 @@ class FakeModelServer:
         self._gates: list[threading.Event] = []
         self.disconnects = 0
         self.holding = 0
+        self.models: list[dict[str, Any]] = [{"id": "fake-model"}]
+        """The entries GET /v1/models lists (add e.g. `context_length` to report a window)."""
+        self.default: Responder | None = None
+        """Answers every request once the script is exhausted (None: "(script exhausted)")."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -93,7 +97,7 @@ class FakeModelServer:
                 return
 
             def do_GET(self) -> None:  # /v1/models, for health checks
-                body = json.dumps({"object": "list", "data": [{"id": "fake-model"}]}).encode()
+                body = json.dumps({"object": "list", "data": server.models}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -155,7 +159,10 @@ class FakeModelServer:
             self.requests.append(payload)
             self.request_headers.append(headers)
             self._cond.notify_all()
-            item = self._script.popleft() if self._script else text("(script exhausted)")
+            if self._script:
+                item: Reply | Responder = self._script.popleft()
+            else:
+                item = self.default or text("(script exhausted)")
         return item(payload) if callable(item) else item
 
     def _next_id(self) -> str:

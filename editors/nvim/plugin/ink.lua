@@ -27,6 +27,10 @@ vim.api.nvim_create_user_command('InkCancel', function()
   ink().cancel()
 end, { desc = 'Cancel the running Ink turn' })
 
+vim.api.nvim_create_user_command('InkCompact', function()
+  ink().compact()
+end, { desc = 'Summarise the older part of the Ink conversation now' })
+
 vim.api.nvim_create_user_command('InkNewSession', function()
   ink().new_session()
 end, { desc = 'Start a new Ink session' })

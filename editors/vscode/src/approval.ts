@@ -13,6 +13,18 @@ export const CLOSED_REASON = 'the user closed the edit review without accepting 
 export const TURN_ENDED_REASON = 'the turn ended before the user answered the edit review';
 export const WITHDRAWN_REASON = 'ink-ls withdrew the edit review (the call was cancelled or its approval timed out)';
 
+/** The reason sent when the user rejects an edit from the Ink panel, with their words if any. */
+export function rejectedWithReason(reason: string): string {
+  const said = reason.trim();
+  return said === '' ? 'the user rejected this edit' : `the user rejected this edit: ${said}`;
+}
+
+/** The tool call id at the end of an edit's label, `ink: edit a.txt (call_1)` → `call_1`. */
+export function callIdOfLabel(label: string): string | undefined {
+  const m = /\(([^()\s]+)\)$/.exec(label);
+  return m?.[1];
+}
+
 /** The reason given when nobody answered a review in time (the server has given up by then). */
 export function timedOutReason(seconds: number): string {
   return `no answer to the edit review within ${seconds}s`;
@@ -31,6 +43,7 @@ interface PendingReview<T> {
 export class ReviewQueue<T> {
   private readonly pending: PendingReview<T>[] = [];
   private readonly listeners = new Set<(current: { id: number; item: T } | undefined) => void>();
+  private readonly settleListeners = new Set<(id: number, outcome: ReviewOutcome) => void>();
   private nextId = 1;
 
   /** Adds a review; the promise settles when the user (or `rejectAll`) answers it. */
@@ -80,6 +93,22 @@ export class ReviewQueue<T> {
     return { dispose: () => this.listeners.delete(listener) };
   }
 
+  /** Calls `listener` whenever a review is answered (from anywhere: diff, card, timeout). */
+  onDidSettle(listener: (id: number, outcome: ReviewOutcome) => void): { dispose(): void } {
+    this.settleListeners.add(listener);
+    return { dispose: () => this.settleListeners.delete(listener) };
+  }
+
+  /** Whether review `id` is still waiting for an answer. */
+  has(id: number): boolean {
+    return this.pending.some((p) => p.id === id);
+  }
+
+  /** The item of review `id` while it waits. */
+  item(id: number): T | undefined {
+    return this.pending.find((p) => p.id === id)?.item;
+  }
+
   private settle(id: number | undefined, outcome: ReviewOutcome): boolean {
     const index = id === undefined ? 0 : this.pending.findIndex((p) => p.id === id);
     const review = this.pending[index];
@@ -88,6 +117,9 @@ export class ReviewQueue<T> {
     }
     this.pending.splice(index, 1);
     review.resolve(outcome);
+    for (const listener of [...this.settleListeners]) {
+      listener(review.id, outcome);
+    }
     if (index === 0) {
       this.emit();
     }

@@ -1,13 +1,16 @@
 /**
  * The language client for ink-ls: how the server is started (`<ink.serverPath> --stdio`), what
- * this client announces (`experimental.ink.reviewsApplyEdit`), the settings it sends, and the
+ * this client announces (`experimental.ink.reviewsApplyEdit`, `diagnostics`), the settings it sends, and the
  * hooks for the server's requests (edit review, or no review for an edit the server marks
- * pre-approved; modal command approval) and notifications
+ * pre-approved; command approval, see approvals.ts) and notifications
  * (`ink/session/update`). No commands and no turn logic: see session.ts.
  */
 
+import fs from 'node:fs';
+
 import * as vscode from 'vscode';
 import {
+  type CancellationToken,
   type ClientCapabilities,
   DidChangeConfigurationNotification,
   type FeatureState,
@@ -21,9 +24,9 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
-import { answerFor, dialogFor } from './approval';
+import { connectDiagnostics } from './diagnostics';
 import { isPreApproved } from './edits';
-import { serverCommand } from './options';
+import { resolveServer } from './options';
 import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
 import type { EditReviewer } from './review';
 import { readInkSettings, readRawSettings } from './settings';
@@ -34,7 +37,7 @@ export const CLIENT_NAME = 'Ink';
 /** Announces `capabilities.experimental.ink`: this client reviews every edit itself. */
 class InkCapabilitiesFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    const ink: ClientInkCapabilities = { reviewsApplyEdit: true };
+    const ink: ClientInkCapabilities = { reviewsApplyEdit: true, diagnostics: true };
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
     capabilities.experimental = { ...experimental, ink };
   }
@@ -52,12 +55,33 @@ export interface ClientHooks {
   reviewer: EditReviewer;
   onUpdate: (params: SessionUpdateParams) => void;
   outputChannel: vscode.LogOutputChannel;
+  /** Answers `window/showMessageRequest` (command approval): the modal, or a panel card. */
+  askCommand: (params: ShowMessageRequestParams, token: CancellationToken) => Promise<MessageActionItem | null>;
+  /** Disposables that live as long as the extension (the diagnostics listener). */
+  subscriptions: vscode.Disposable[];
 }
 
-/** Builds (does not start) the client for the current settings. */
+/** Whether `file` is an executable file. */
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Builds (does not start) the client for the current settings. Throws with a message that
+ * names the install command when ink-ls cannot be found.
+ */
 export function createClient(hooks: ClientHooks): LanguageClient {
+  const server = resolveServer(readRawSettings(), isExecutable, process.env.PATH);
+  if ('error' in server) {
+    throw new Error(server.error);
+  }
   const serverOptions: ServerOptions = {
-    command: serverCommand(readRawSettings()),
+    command: server.command,
     // TransportKind.stdio makes the client append `--stdio` to the arguments.
     transport: TransportKind.stdio,
     options: { env: process.env },
@@ -78,28 +102,11 @@ export function createClient(hooks: ClientHooks): LanguageClient {
   const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
   client.registerFeature(new InkCapabilitiesFeature());
   // Registered before start, so it replaces the client's default (a toast) for this request.
-  client.onRequest(ShowMessageRequest.type, showApprovalDialog);
-  hooks.reviewer.watchWithdrawals(client); // likewise: a withdrawn edit review closes
+  client.onRequest(ShowMessageRequest.type, hooks.askCommand);
+  hooks.reviewer.watchWithdrawals(client); // a withdrawn edit review closes
   client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
+  hooks.subscriptions.push(connectDiagnostics(client));
   return client;
-}
-
-/**
- * `window/showMessageRequest` as a modal dialog: command approval must not be a toast that
- * slides into the notification centre. Dismissing it answers null (a rejection).
- */
-async function showApprovalDialog(params: ShowMessageRequestParams): Promise<MessageActionItem | null> {
-  const actions: MessageActionItem[] = params.actions ?? [];
-  const spec = dialogFor(params.type, params.message);
-  const show =
-    spec.severity === 'error'
-      ? vscode.window.showErrorMessage
-      : spec.severity === 'warning'
-        ? vscode.window.showWarningMessage
-        : vscode.window.showInformationMessage;
-  const titles = actions.map((a) => a.title);
-  const chosen = await show(spec.message, { modal: true, detail: spec.detail }, ...titles);
-  return answerFor(actions, chosen);
 }
 
 /** Sends the current settings to a running server (`workspace/didChangeConfiguration`). */

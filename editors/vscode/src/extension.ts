@@ -7,11 +7,18 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
 import { TURN_ENDED_REASON } from './approval';
+import { InlineApprovals } from './approvals';
 import { createClient, sendSettings } from './client';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './options';
+import { showMcpServers } from './mcp';
+import { InkPanel, VIEW_ID } from './panel';
+import { SessionMemory } from './memory';
+import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
-import { InkSession } from './session';
+import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
+import { UsageStatus } from './status';
+
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
@@ -23,11 +30,21 @@ export function activate(context: vscode.ExtensionContext): void {
     (line) => log.appendLine(line),
     () => readInkSettings().approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   );
-  context.subscriptions.push(log, transcriptChannel, reviewer);
+  const status = new UsageStatus();
+  context.subscriptions.push(log, transcriptChannel, reviewer, status);
 
   const getClient = (): Promise<LanguageClient> => {
     if (starting === undefined) {
-      const c = createClient({ reviewer, outputChannel: log, onUpdate: (p) => session.onUpdate(p) });
+      const c = createClient({
+        reviewer,
+        outputChannel: log,
+        subscriptions: context.subscriptions,
+        onUpdate: (p) => {
+          session.onUpdate(p);
+          status.onUpdate(p);
+        },
+        askCommand: approvals.askCommand,
+      });
       starting = c.start().then(
         () => (client = c),
         (err: unknown) => {
@@ -47,8 +64,49 @@ export function activate(context: vscode.ExtensionContext): void {
       await c.stop();
     }
   };
+  const memory = new SessionMemory(context);
+  const panel = new InkPanel(context.extensionUri, (m) => {
+    if (m.t === 'ready' && panel.empty && !session.running) {
+      // A reloaded window: bring back the session the panel showed.
+      const saved = memory.get();
+      if (saved !== undefined) {
+        log.info(`panel: restoring session ${saved}`);
+        actions.resume(saved).catch((err: unknown) => {
+          log.warn(`panel: could not restore session ${saved}: ${describeError(err)}`);
+          memory.set(undefined);
+        });
+      }
+    }
+    void actions.handle(m);
+  });
+  const approvals = new InlineApprovals(reviewer, (e) => panel.record(e), () => panel.visible, (message) =>
+    panel.conversation.matchCommand(message),
+  );
+  const showStatus = (): void => {
+    panel.setStatus({ running: session.running, sessionId: session.sessionId, approval: readInkSettings().approval });
+    void vscode.commands.executeCommand('setContext', 'ink.running', session.running);
+  };
+  const onState = (): void => {
+    showStatus();
+    // The panel's session comes back after a window reload.
+    memory.set(session.sessionId);
+  };
   // By the time a turn ends the server waits for no edit of it: withdraw what is still shown.
-  const session = new InkSession(getClient, transcriptChannel, () => reviewer.rejectAll(TURN_ENDED_REASON));
+  const session = new InkSession(
+    getClient,
+    transcriptChannel,
+    () => reviewer.rejectAll(TURN_ENDED_REASON),
+    (e) => panel.record(e),
+    onState,
+  );
+  const actions = new PanelActions(panel, session, approvals, getClient);
+  context.subscriptions.push(
+    panel,
+    approvals,
+    actions,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
+  );
+  showStatus();
 
   const command = (id: string, run: () => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
@@ -88,22 +146,35 @@ export function activate(context: vscode.ExtensionContext): void {
   command('ink.newSession', () => {
     if (!session.newSession()) {
       void vscode.window.showWarningMessage('Ink: cancel the running question before starting a new session.');
+    } else {
+      status.reset();
     }
+  });
+  command('ink.compact', () => session.compact());
+  command('ink.focusPanel', () => panel.reveal());
+  command('ink.sessions', () => actions.pickSession());
+  command('ink.attachSelection', async () => {
+    await panel.reveal();
+    await actions.handle({ t: 'attachSelection' });
   });
   command('ink.showLog', () => log.show(true));
   command('ink.showTranscript', () => transcriptChannel.show(true));
   command('ink.acceptEdit', () => reviewer.accept());
   command('ink.rejectEdit', () => reviewer.reject());
+  command('ink.mcpServers', async () => showMcpServers(async (m, p) => (await getClient()).sendRequest(m, p), (items, title) => vscode.window.showQuickPick(items, { title, matchOnDetail: true }), (m) => vscode.window.showInformationMessage(m)));
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration(`${SECTION}.serverPath`)) {
+      if (e.affectsConfiguration(`${SECTION}.server.path`) || e.affectsConfiguration(`${SECTION}.serverPath`)) {
         const wasRunning = client !== undefined;
         await stopClient();
         if (wasRunning) {
           await getClient();
         }
+      } else if (e.affectsConfiguration(SECTION) && client === undefined) {
+        showStatus();
       } else if (e.affectsConfiguration(SECTION) && client !== undefined) {
+        showStatus();
         const sent = await sendSettings(client);
         log.info(`settings sent to ink-ls: approval ${sent.approval}, model ${sent.model.model ?? '(server default)'}`);
       }

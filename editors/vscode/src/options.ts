@@ -8,7 +8,10 @@ import type { ApprovalMode, InkSettings } from './protocol';
 
 /** The `ink.*` settings as read from VS Code (see package.json `contributes.configuration`). */
 export interface RawSettings {
+  /** `ink.server.path`. */
   serverPath: string;
+  /** `ink.serverPath`, the deprecated name of the same setting (read when the new one is empty). */
+  legacyServerPath: string;
   baseUrl: string;
   model: string;
   apiKeyEnv: string;
@@ -16,6 +19,8 @@ export interface RawSettings {
   maxTokens: number | null;
   requestTimeout: number;
   maxRetries: number;
+  contextWindow: number | null;
+  compactThreshold: number;
   approval: string;
   approvalTimeoutSeconds: number;
 }
@@ -24,6 +29,7 @@ export const DEFAULT_SERVER_PATH = 'ink-ls';
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
 const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly'];
 
@@ -63,6 +69,12 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   if (raw.maxRetries !== DEFAULT_MAX_RETRIES) {
     model.maxRetries = raw.maxRetries;
   }
+  if (raw.contextWindow !== null) {
+    model.contextWindow = raw.contextWindow;
+  }
+  if (raw.compactThreshold !== DEFAULT_COMPACT_THRESHOLD) {
+    model.compactThreshold = raw.compactThreshold;
+  }
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {
     settings.approvalTimeoutSeconds = raw.approvalTimeoutSeconds;
@@ -70,8 +82,33 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   return settings;
 }
 
-/** The command that starts the server: a configured path, else `ink-ls` from PATH. */
-export function serverCommand(raw: Pick<RawSettings, 'serverPath'>): string {
-  const path = raw.serverPath.trim();
-  return path === '' ? DEFAULT_SERVER_PATH : path;
+export const INSTALL_HINT =
+  'Install it with `pipx install ink-ls` (or `uv tool install ink-ls`), or set `ink.server.path` to the ink-ls executable.';
+
+/** How the server is started, or why it cannot be. */
+export type ServerLookup = { command: string } | { error: string };
+
+/**
+ * The command that starts the server: `ink.server.path` (else the deprecated `ink.serverPath`),
+ * else `ink-ls` on PATH, else an error naming the install command. A configured bare name is
+ * looked up on PATH too. `isFile` and `pathEnv` are injected for tests.
+ */
+export function resolveServer(
+  raw: Pick<RawSettings, 'serverPath' | 'legacyServerPath'>,
+  isFile: (file: string) => boolean,
+  pathEnv: string | undefined,
+): ServerLookup {
+  const configured = raw.serverPath.trim() || raw.legacyServerPath.trim();
+  if (configured.includes('/')) {
+    return isFile(configured)
+      ? { command: configured }
+      : { error: `ink-ls was not found at ${configured} (setting ink.server.path). ${INSTALL_HINT}` };
+  }
+  const name = configured === '' ? DEFAULT_SERVER_PATH : configured;
+  for (const dir of (pathEnv ?? '').split(':')) {
+    if (dir !== '' && isFile(`${dir.replace(/\/+$/, '')}/${name}`)) {
+      return { command: `${dir.replace(/\/+$/, '')}/${name}` };
+    }
+  }
+  return { error: `${name} was not found on PATH. ${INSTALL_HINT}` };
 }

@@ -11,17 +11,34 @@ export const SESSION_PROMPT = 'ink/session/prompt';
 export const SESSION_CANCEL = 'ink/session/cancel';
 export const SESSION_LIST = 'ink/session/list';
 export const SESSION_CLOSE = 'ink/session/close';
+export const SESSION_LOAD = 'ink/session/load';
+export const SESSION_COMPACT = 'ink/session/compact';
 export const TOOLS = 'ink/tools';
 
 // server → client notifications
 export const SESSION_UPDATE = 'ink/session/update';
+
+// the editor's diagnostics: server → client request, client → server notification
+export const DIAGNOSTICS = 'ink/diagnostics';
+export const DIAGNOSTICS_CHANGED = 'ink/diagnosticsChanged';
 
 /** JSON-RPC app error codes (`InkErrorCode` in ink_ls/protocol/errors.py). */
 export const InkErrorCode = {
   SessionNotFound: -32001,
   SessionBusy: -32002,
   ShuttingDown: -32004,
+  CompactionFailed: -32005,
 } as const;
+
+/** The result of `ink/session/compact`. */
+export interface SessionCompactResult {
+  sessionId: string;
+  compacted: boolean;
+  tokensBefore: number;
+  tokensAfter: number;
+  contextWindow: number;
+  cancelled?: boolean;
+}
 
 export type ApprovalMode = 'ask' | 'auto' | 'readonly';
 
@@ -35,6 +52,8 @@ export interface InkSettings {
     maxTokens?: number;
     requestTimeout?: number;
     maxRetries?: number;
+    contextWindow?: number;
+    compactThreshold?: number;
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;
@@ -43,6 +62,33 @@ export interface InkSettings {
 /** `capabilities.experimental.ink` announced by this client. */
 export interface ClientInkCapabilities {
   reviewsApplyEdit: boolean;
+  diagnostics: boolean;
+}
+
+/** `ink/diagnostics` params: `uris: null` asks for every file with diagnostics. */
+export interface DiagnosticsParams {
+  uris?: string[] | null;
+  load?: boolean;
+}
+
+/** An LSP Diagnostic (the fields ink-ls reads). */
+export interface WireDiagnostic {
+  range: Range;
+  severity?: number;
+  code?: string | number;
+  source?: string;
+  message: string;
+}
+
+export interface FileDiagnostics {
+  uri: string;
+  version?: number;
+  diagnostics: WireDiagnostic[];
+  watched: boolean;
+}
+
+export interface DiagnosticsResult {
+  items: FileDiagnostics[];
 }
 
 export interface Position {
@@ -94,6 +140,16 @@ export interface SessionCloseParams {
   delete?: boolean;
 }
 
+export interface SessionLoadParams {
+  sessionId: string;
+}
+
+export interface SessionLoadResult {
+  sessionId: string;
+  title: string;
+  messageCount: number;
+}
+
 export interface ToolInfo {
   name: string;
   description: string;
@@ -137,6 +193,14 @@ export interface AgentMessageChunk {
   content: TextContent;
 }
 
+/** A user prompt, sent when a session is replayed by `ink/session/load`. */
+export interface UserMessageChunk {
+  sessionUpdate: 'user_message_chunk';
+  content: TextContent;
+  /** The document (1-based lines of the selection) the prompt was asked from. */
+  context?: { path: string; firstLine?: number; lastLine?: number };
+}
+
 export interface ToolCallRegistered {
   sessionUpdate: 'tool_call';
   toolCallId: string;
@@ -162,8 +226,36 @@ export interface ToolCallUpdate {
 
 export interface UsageUpdate {
   sessionUpdate: 'usage_update';
+  /** Totals of the turn. */
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  /** What the conversation holds now, and the model's window. */
+  contextTokens?: number;
+  contextWindow?: number;
+  /** Totals of the session. */
+  sessionInputTokens?: number;
+  sessionOutputTokens?: number;
+  sessionCacheReadTokens?: number;
+}
+
+export interface CompactionUpdate {
+  sessionUpdate: 'compaction';
+  phase: 'start' | 'end' | 'failed';
+  reason: 'threshold' | 'overflow' | 'manual';
+  tokensBefore: number;
+  tokensAfter?: number;
+  contextWindow?: number;
+  summarizedMessages?: number;
+  keptMessages?: number;
+  durationMs?: number;
+  error?: string;
+}
+
+export interface InstructionsLoadedUpdate {
+  sessionUpdate: 'instructions_loaded';
+  paths: string[];
+  truncated?: boolean;
 }
 
 export interface ErrorUpdate {
@@ -184,9 +276,12 @@ export interface TurnEndUpdate {
 
 export type SessionUpdate =
   | AgentMessageChunk
+  | UserMessageChunk
   | ToolCallRegistered
   | ToolCallUpdate
   | UsageUpdate
+  | CompactionUpdate
+  | InstructionsLoadedUpdate
   | ErrorUpdate
   | WarningUpdate
   | TurnEndUpdate;

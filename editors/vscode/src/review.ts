@@ -24,6 +24,7 @@ import {
   REJECTED_REASON,
   rejectWhenWithdrawn,
   ReviewQueue,
+  type ReviewOutcome,
   SUPERSEDED_REASON,
   timedOutReason,
 } from './approval';
@@ -55,6 +56,14 @@ export class EditReviewer implements vscode.Disposable {
   private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
   private counter = 0;
   private statusMessage: vscode.Disposable | undefined;
+  private readonly enqueueEmitter = new vscode.EventEmitter<{ id: number; label: string }>();
+  /** A review started waiting (its diff is shown when it reaches the head of the queue). */
+  readonly onDidEnqueue = this.enqueueEmitter.event;
+  /** A review was answered, wherever that happened (diff, Ink panel, timeout, turn end). */
+  readonly onDidSettle = (listener: (id: number, outcome: ReviewOutcome) => void): vscode.Disposable => {
+    const sub = this.queue.onDidSettle(listener);
+    return new vscode.Disposable(() => sub.dispose());
+  };
   /** Each `workspace/applyEdit` request's token, by its params object (see `watchWithdrawals`). */
   private readonly withdrawals = new WeakMap<ApplyWorkspaceEditParams, CancellationToken>();
 
@@ -72,6 +81,7 @@ export class EditReviewer implements vscode.Disposable {
       provideTextDocumentContent: (uri) => this.contents.get(uri.toString()) ?? '',
     };
     this.disposables.push(
+      this.enqueueEmitter,
       this.onDidChangeEmitter,
       vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, provider),
       this.queue.onDidChangeCurrent((current) => {
@@ -147,6 +157,7 @@ export class EditReviewer implements vscode.Disposable {
     const review: Review = { label, files };
     this.log(`review: ${label} — ${files.map((f) => f.summary).join('; ')}`);
     const { id: reviewId, outcome } = this.queue.enqueue(review);
+    this.enqueueEmitter.fire({ id: reviewId, label });
     const withdrawn = rejectWhenWithdrawn(this.queue, reviewId, this.withdrawals.get(params));
     const seconds = this.timeoutSeconds();
     // A second early, so an answer never lands after the server has given up.
@@ -202,6 +213,26 @@ export class EditReviewer implements vscode.Disposable {
   /** The Reject Edit command; false when no edit is waiting. */
   reject(): boolean {
     return this.queue.reject(REJECTED_REASON);
+  }
+
+  /** Accepts review `id` (from the Ink panel); false when it no longer waits. */
+  acceptReview(id: number): boolean {
+    return this.queue.accept(id);
+  }
+
+  /** Rejects review `id` (from the Ink panel) with `reason`; false when it no longer waits. */
+  rejectReview(id: number, reason: string): boolean {
+    return this.queue.reject(reason, id);
+  }
+
+  /** Shows the diff of review `id` again (the Ink panel's "Review diff"). */
+  async showReview(id: number): Promise<boolean> {
+    const review = this.queue.item(id);
+    if (review === undefined) {
+      return false;
+    }
+    await this.show(review);
+    return true;
   }
 
   /** Withdraws every review still waiting (the turn ended, or the client stopped). */

@@ -8,10 +8,15 @@
 import * as vscode from 'vscode';
 import { CancellationTokenSource, type LanguageClient, ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
 
+import type { Chip, PanelEvent } from './conversation';
 import {
   InkErrorCode,
   SESSION_CANCEL,
+  SESSION_COMPACT,
+  SESSION_LOAD,
   SESSION_PROMPT,
+  type SessionCompactResult,
+  type SessionLoadResult,
   type SessionPromptParams,
   type SessionPromptResult,
   type SessionUpdateParams,
@@ -22,6 +27,10 @@ import { SessionState, Transcript } from './transcript';
 export interface PromptContext {
   document?: vscode.TextDocument;
   selection?: vscode.Selection;
+  /** Asked from the Ink panel: no Output channel, progress in the status bar. */
+  fromPanel?: boolean;
+  /** What the panel shows of the prompt (as typed, every chip), when not the prompt itself. */
+  shown?: { text: string; chips: Chip[] };
 }
 
 /** One conversation with ink-ls in this window. */
@@ -31,11 +40,16 @@ export class InkSession {
   private requestCancel: CancellationTokenSource | undefined;
   private tokenCounter = 0;
 
-  /** `onTurnEnd` runs after every prompt, answered or failed (stale reviews are withdrawn). */
+  /**
+   * `onTurnEnd` runs after every prompt, answered or failed (stale reviews are withdrawn);
+   * `emit` feeds the Ink panel; `onState` hears every change of `running` / `sessionId`.
+   */
   constructor(
     private readonly getClient: () => Promise<LanguageClient>,
     readonly channel: vscode.OutputChannel,
     private readonly onTurnEnd: () => void,
+    private readonly emit: (event: PanelEvent) => void = () => undefined,
+    private readonly onState: () => void = () => undefined,
   ) {
     this.transcript = new Transcript((text) => channel.append(text));
   }
@@ -44,10 +58,19 @@ export class InkSession {
     return this.state.running;
   }
 
+  get sessionId(): string | undefined {
+    return this.state.sessionId;
+  }
+
   /** Routes one `ink/session/update` into the transcript (other sessions are ignored). */
   onUpdate(params: SessionUpdateParams): void {
+    const known = this.state.sessionId;
     if (this.state.accepts(params)) {
+      this.emit({ t: 'update', update: params.update, at: Date.now() });
       this.transcript.update(params.update);
+      if (known !== this.state.sessionId) {
+        this.onState();
+      }
     }
   }
 
@@ -76,15 +99,22 @@ export class InkSession {
       }
     }
     this.transcript.prompt(prompt, where);
-    this.channel.show(true);
+    this.emit({ t: 'prompt', ...(context.shown ?? { text: prompt, chips: chipsOf(context) }) });
+    this.onState();
+    if (context.fromPanel !== true) {
+      this.channel.show(true);
+    }
+    const location = context.fromPanel === true ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification;
     try {
       const client = await this.getClient();
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Ink', cancellable: true },
+        { location, title: 'Ink', cancellable: true },
         (progress, cancel) => this.run(client, params, progress, cancel),
       );
       this.state.end(result.sessionId);
       this.onTurnEnd();
+      this.emit({ t: 'result', result });
+      this.onState();
       this.transcript.result(result);
       if (result.stopReason === 'error') {
         void vscode.window.showErrorMessage(`Ink: ${result.error ?? 'the model request failed'}`);
@@ -100,6 +130,8 @@ export class InkSession {
       }
       const message = describeError(err);
       this.transcript.failure(message);
+      this.emit({ t: 'failure', message });
+      this.onState();
       void vscode.window.showErrorMessage(`Ink: ${message}`);
       return undefined;
     }
@@ -121,6 +153,30 @@ export class InkSession {
     return true;
   }
 
+  /** `ink/session/compact` of this window's session, with a progress notification. */
+  async compact(): Promise<SessionCompactResult | undefined> {
+    const sessionId = this.state.sessionId;
+    if (sessionId === undefined || !this.state.begin()) {
+      void vscode.window.showInformationMessage(this.state.running ? 'Ink: wait for the running question first.' : 'Ink: no conversation to compact yet.');
+      return undefined;
+    }
+    try {
+      const client = await this.getClient();
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Ink: compacting the conversation' },
+        () => client.sendRequest<SessionCompactResult>(SESSION_COMPACT, { sessionId }),
+      );
+      this.state.end(sessionId);
+      return result;
+    } catch (err) {
+      this.state.end(sessionId);
+      const message = describeError(err);
+      this.transcript.failure(message);
+      void vscode.window.showErrorMessage(`Ink: ${message}`);
+      return undefined;
+    }
+  }
+
   /** Starts a new session for the next prompt; false while a turn runs. */
   newSession(): boolean {
     if (this.state.running) {
@@ -128,7 +184,32 @@ export class InkSession {
     }
     this.state.reset();
     this.transcript.newSession();
+    this.emit({ t: 'clear' });
+    this.onState();
     return true;
+  }
+
+  /**
+   * Switches to session `sessionId` and replays its conversation from the server
+   * (`ink/session/load`); undefined while a turn runs. Throws the server's refusal.
+   */
+  async load(sessionId: string): Promise<SessionLoadResult | undefined> {
+    if (this.state.running) {
+      return undefined;
+    }
+    const client = await this.getClient();
+    this.state.reset();
+    this.state.adopt(sessionId);
+    this.transcript.newSession();
+    this.emit({ t: 'clear' });
+    try {
+      return await client.sendRequest<SessionLoadResult>(SESSION_LOAD, { sessionId });
+    } catch (err) {
+      this.state.reset();
+      throw err;
+    } finally {
+      this.onState();
+    }
   }
 
   private async run(
@@ -156,8 +237,23 @@ export class InkSession {
   }
 }
 
+/** The chip of the file (and lines) a prompt was asked about. */
+function chipsOf(context: PromptContext): Chip[] {
+  const doc = context.document;
+  if (doc === undefined || doc.uri.scheme !== 'file') {
+    return [];
+  }
+  const path = vscode.workspace.asRelativePath(doc.uri);
+  const sel = context.selection;
+  if (sel === undefined || sel.isEmpty) {
+    return [{ label: path, path: doc.uri.fsPath }];
+  }
+  const lines = sel.start.line === sel.end.line ? `${sel.start.line + 1}` : `${sel.start.line + 1}-${sel.end.line + 1}`;
+  return [{ label: `${path}:${lines}`, path: doc.uri.fsPath, startLine: sel.start.line, endLine: sel.end.line }];
+}
+
 /** One line for the user from a failed request (no stack traces). */
-function describeError(err: unknown): string {
+export function describeError(err: unknown): string {
   if (err instanceof ResponseError) {
     if (err.code === InkErrorCode.SessionNotFound) {
       return `${err.message} — ask again to start a new session`;

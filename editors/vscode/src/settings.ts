@@ -14,7 +14,8 @@ export const SECTION = 'ink';
 export function readRawSettings(): RawSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
-    serverPath: config.get<string>('serverPath', 'ink-ls'),
+    serverPath: config.get<string>('server.path', ''),
+    legacyServerPath: config.get<string>('serverPath', ''),
     baseUrl: config.get<string>('model.baseUrl', ''),
     model: config.get<string>('model.name', ''),
     apiKeyEnv: config.get<string>('model.apiKeyEnv', 'OPENAI_API_KEY'),
@@ -22,6 +23,8 @@ export function readRawSettings(): RawSettings {
     maxTokens: config.get<number | null>('model.maxTokens', null),
     requestTimeout: config.get<number>('model.requestTimeout', 600),
     maxRetries: config.get<number>('model.maxRetries', 3),
+    contextWindow: config.get<number | null>('model.contextWindow', null),
+    compactThreshold: config.get<number>('model.compactThreshold', 0.8),
     approval: config.get<string>('approval', 'ask'),
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
   };

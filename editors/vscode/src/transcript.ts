@@ -65,6 +65,9 @@ export class Transcript {
   /** One `ink/session/update`. */
   update(update: SessionUpdate): void {
     switch (update.sessionUpdate) {
+      case 'user_message_chunk':
+        this.prompt(update.content.text, update.context?.path);
+        return;
       case 'agent_message_chunk':
         if (update.content.type === 'text' && update.content.text !== '') {
           this.write(update.content.text);
@@ -108,6 +111,18 @@ export class Transcript {
       }
       case 'usage_update':
         this.usage = { inputTokens: update.inputTokens, outputTokens: update.outputTokens };
+        return;
+      case 'compaction':
+        if (update.phase === 'end') {
+          this.line(`[compacted the conversation: ${update.tokensBefore} → ${update.tokensAfter ?? '?'} tokens]`);
+        } else if (update.phase === 'failed') {
+          this.line(`[compaction failed: ${update.error ?? 'unknown error'}]`);
+        } else {
+          this.line('[compacting the conversation…]');
+        }
+        return;
+      case 'instructions_loaded':
+        this.line(`[instructions: ${update.paths.join(', ')}${update.truncated === true ? ' (cut at 32 KiB)' : ''}]`);
         return;
       case 'error':
         this.line(`[error] ${update.message}`);
@@ -203,6 +218,11 @@ export class SessionState {
     if (sessionId !== undefined) {
       this.current = sessionId;
     }
+  }
+
+  /** Talk to `sessionId` from now on (a session resumed from the list). */
+  adopt(sessionId: string): void {
+    this.current = sessionId;
   }
 
   /** Forget the session: the next prompt starts a new one. */

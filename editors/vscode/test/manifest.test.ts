@@ -39,3 +39,25 @@ test('every setting has a description and is read by settings.ts', () => {
 test('main points at the compiled extension', () => {
   assert.ok(fs.existsSync(path.join(root, manifest.main)), manifest.main);
 });
+
+test('the Ink view, its title actions and the keybindings are contributed', () => {
+  const m = manifest as unknown as {
+    contributes: {
+      viewsContainers: { activitybar: { id: string; icon: string }[] };
+      views: Record<string, { type: string; id: string }[]>;
+      keybindings: { command: string; key: string }[];
+      menus: Record<string, { command: string }[]>;
+      commands: { command: string }[];
+    };
+  };
+  const c = m.contributes;
+  assert.equal(c.viewsContainers.activitybar[0].id, 'ink');
+  assert.ok(fs.existsSync(path.join(root, c.viewsContainers.activitybar[0].icon)));
+  assert.deepEqual(c.views.ink.map((v) => [v.type, v.id]), [['webview', 'ink.panel']]);
+  assert.ok(source('panel.ts').includes("VIEW_ID = 'ink.panel'"));
+  const commands = new Set(c.commands.map((x) => x.command));
+  for (const k of c.keybindings) {
+    assert.ok(commands.has(k.command), k.command);
+  }
+  assert.deepEqual(c.menus['view/title'].map((x) => x.command), ['ink.newSession', 'ink.sessions']);
+});

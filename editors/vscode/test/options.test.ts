@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { isApprovalMode, type RawSettings, serverCommand, toInkSettings } from '../src/options';
+import { INSTALL_HINT, isApprovalMode, type RawSettings, resolveServer, toInkSettings } from '../src/options';
 
 const defaults: RawSettings = {
-  serverPath: 'ink-ls',
+  serverPath: '',
+  legacyServerPath: '',
   baseUrl: '',
   model: '',
   apiKeyEnv: 'OPENAI_API_KEY',
@@ -12,6 +13,8 @@ const defaults: RawSettings = {
   maxTokens: null,
   requestTimeout: 600,
   maxRetries: 3,
+  contextWindow: null,
+  compactThreshold: 0.8,
   approval: 'ask',
   approvalTimeoutSeconds: 600,
 };
@@ -31,6 +34,8 @@ test('every setting maps to the initializationOptions.ink shape of protocol.md',
       maxTokens: 4096,
       requestTimeout: 120,
       maxRetries: 0,
+      contextWindow: 8192,
+      compactThreshold: 0.7,
       approval: 'readonly',
       approvalTimeoutSeconds: 30,
     }),
@@ -43,6 +48,8 @@ test('every setting maps to the initializationOptions.ink shape of protocol.md',
         maxTokens: 4096,
         requestTimeout: 120,
         maxRetries: 0,
+        contextWindow: 8192,
+        compactThreshold: 0.7,
       },
       approval: 'readonly',
       approvalTimeoutSeconds: 30,
@@ -56,7 +63,25 @@ test('an unknown approval mode is passed on for the server to name in its warnin
   assert.equal(isApprovalMode('auto'), true);
 });
 
-test('the server command: the configured path, else ink-ls on PATH', () => {
-  assert.equal(serverCommand({ serverPath: '/opt/ink/.venv/bin/ink-ls' }), '/opt/ink/.venv/bin/ink-ls');
-  assert.equal(serverCommand({ serverPath: '  ' }), 'ink-ls');
+const files = (...paths: string[]) => (file: string) => paths.includes(file);
+
+test('the server: ink.server.path, else the deprecated ink.serverPath, else ink-ls on PATH', () => {
+  const bin = '/opt/ink/.venv/bin/ink-ls';
+  const both = files(bin, '/old/ink-ls', '/usr/local/bin/ink-ls');
+  assert.deepEqual(resolveServer({ serverPath: bin, legacyServerPath: '/old/ink-ls' }, both, '/usr/local/bin'), { command: bin });
+  assert.deepEqual(resolveServer({ serverPath: ' ', legacyServerPath: '/old/ink-ls' }, both, '/usr/local/bin'), {
+    command: '/old/ink-ls',
+  });
+  assert.deepEqual(resolveServer({ serverPath: '', legacyServerPath: '' }, both, '/usr/bin:/usr/local/bin/'), {
+    command: '/usr/local/bin/ink-ls',
+  });
+});
+
+test('a missing server is an error that names the install command', () => {
+  const none = files();
+  const onPath = resolveServer({ serverPath: '', legacyServerPath: '' }, none, '/usr/bin:/bin');
+  assert.deepEqual(onPath, { error: `ink-ls was not found on PATH. ${INSTALL_HINT}` });
+  assert.match(INSTALL_HINT, /pipx install ink-ls/);
+  const configured = resolveServer({ serverPath: '/nope/ink-ls', legacyServerPath: '' }, none, '/usr/bin');
+  assert.ok('error' in configured && configured.error.startsWith('ink-ls was not found at /nope/ink-ls'));
 });

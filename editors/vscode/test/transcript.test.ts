@@ -132,3 +132,17 @@ test("a task's sub-agent calls are indented under the task", () => {
     text(),
   );
 });
+
+test('the transcript notes compactions and the instruction files loaded', () => {
+  const { t, text } = recorder();
+  t.prompt('go on');
+  t.update({ sessionUpdate: 'instructions_loaded', paths: ['/ws/AGENTS.md', '/ws/src/AGENTS.md'] });
+  t.update({ sessionUpdate: 'compaction', phase: 'start', reason: 'threshold', tokensBefore: 7000 });
+  t.update({ sessionUpdate: 'compaction', phase: 'end', reason: 'threshold', tokensBefore: 7000, tokensAfter: 2000 });
+  assert.ok(
+    text().endsWith(
+      '[instructions: /ws/AGENTS.md, /ws/src/AGENTS.md]\n[compacting the conversation…]\n[compacted the conversation: 7000 → 2000 tokens]\n',
+    ),
+    text(),
+  );
+});

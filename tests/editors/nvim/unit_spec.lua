@@ -595,4 +595,28 @@ H.case(':InkAsk with a missing server command says so and sends nothing', functi
   H.eq(nil, require('ink.session').turn, 'running turn')
 end)
 
+H.case('status shows the context in use against the window, compaction while it runs', function()
+  local session = require('ink.session')
+  local usage = require('ink.usage')
+  usage.reset()
+  H.eq('', session.status(), 'nothing known yet')
+  session.on_update(nil, { sessionId = 's', turnId = 't1', update = {
+    sessionUpdate = 'usage_update', inputTokens = 3000, outputTokens = 120, cacheReadTokens = 2048,
+    contextTokens = 3120, contextWindow = 8192, sessionInputTokens = 9000, sessionOutputTokens = 400,
+  } }, { client_id = 1 })
+  H.eq('Ink 3.1k/8.2k (38%)', session.status())
+  H.eq(9000, require('ink').usage().sessionInputTokens)
+  session.on_update(nil, { sessionId = 's', turnId = 't2', update = {
+    sessionUpdate = 'compaction', phase = 'start', reason = 'threshold', tokensBefore = 7000, contextWindow = 8192,
+  } }, { client_id = 1 })
+  H.eq('Ink compacting…', session.status())
+  session.on_update(nil, { sessionId = 's', turnId = 't2', update = {
+    sessionUpdate = 'compaction', phase = 'end', reason = 'threshold', tokensBefore = 7000, tokensAfter = 2100,
+  } }, { client_id = 1 })
+  H.eq('Ink 2.1k/8.2k (26%)', session.status())
+  H.contains(transcript.text(), 'compacted the conversation: 7000 → 2100 tokens')
+  H.eq('131k', usage.short(131072))
+  usage.reset()
+end)
+
 H.run()

@@ -1,9 +1,10 @@
 // The real VS Code workbench for tests: code-server (installed by editors/vscode/scripts/setup-tests)
-// serving a workspace with the Ink extension symlinked into its extensions dir, driven by
+// serving a workspace with the Ink extension installed from its .vsix (`--install-extension`, as
+// users install it; built by editors/vscode/scripts/package, INK_TEST_VSIX overrides), driven by
 // playwright-core in Debian's headless chromium. Knows nothing about ink-ls scenarios; it only
 // starts, drives and tears down the workbench (the whole process tree, always).
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -18,6 +19,8 @@ const codeServerEntry = path.join(cacheDir, 'cs', 'node_modules', 'code-server',
 const require = createRequire(path.join(extensionDir, 'package.json'));
 const { chromium } = require('playwright-core');
 const manifest = JSON.parse(fs.readFileSync(path.join(extensionDir, 'package.json'), 'utf8'));
+export const vsixPath =
+  process.env.INK_TEST_VSIX ?? path.join(extensionDir, 'dist', `${manifest.name}-${manifest.version}.vsix`);
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -149,6 +152,22 @@ export function waitForFile(file, pred, timeout = 20000) {
   });
 }
 
+/** Installs the packaged extension the way a user does: `code-server --install-extension`. */
+function installVsix({ userData, extensions }) {
+  if (!fs.existsSync(vsixPath)) {
+    throw new Error(`${vsixPath} is missing: run editors/vscode/scripts/package (setup-tests does)`);
+  }
+  const out = execFileSync(
+    nodeBin,
+    [codeServerEntry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsixPath],
+    { encoding: 'utf8', timeout: 60000 },
+  );
+  const id = `${manifest.publisher}.${manifest.name}`;
+  if (!fs.readdirSync(extensions).some((d) => d.startsWith(id))) {
+    throw new Error(`installing ${vsixPath} left no ${id} in ${extensions}:\n${out}`);
+  }
+}
+
 /** Starts code-server on a free loopback port; resolves with its URL once it listens. */
 async function startCodeServer({ tmp, workspace, settings, env }) {
   const userData = path.join(tmp, 'user-data');
@@ -156,7 +175,7 @@ async function startCodeServer({ tmp, workspace, settings, env }) {
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.mkdirSync(extensions, { recursive: true });
   writeUserSettings(tmp, settings);
-  fs.symlinkSync(extensionDir, path.join(extensions, `${manifest.publisher}.${manifest.name}-${manifest.version}`));
+  installVsix({ userData, extensions });
   const config = path.join(tmp, 'code-server.yaml');
   fs.writeFileSync(config, 'auth: none\nbind-addr: 127.0.0.1:0\ncert: false\n');
   const xdg = (name) => path.join(tmp, 'xdg', name);

@@ -1,6 +1,7 @@
 // The Ink extension in the real VS Code workbench (code-server + headless chromium) against the
 // real ink-ls and the pytest wrapper's scripted model (INK_TEST_MODEL_URL): ask from the palette,
-// reject and accept edits in the diff view, approve a command in the modal. Prints
+// reject and accept edits in the diff view, approve a command in the modal; then the Ink panel
+// (panel_cases.mjs). Prints
 // `PASS <case>` / `FAIL <case>: <why>`; screenshots go to INK_SCREENSHOT_DIR.
 
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import {
   userSettingsFile,
   waitForFile,
 } from './harness.mjs';
+import { panelCases } from './panel_cases.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
 const modelUrl = process.env.INK_TEST_MODEL_URL;
@@ -24,7 +26,7 @@ const shots = process.env.INK_SCREENSHOT_DIR ?? tmp;
 const serverPath = process.env.INK_TEST_SERVER ?? path.join(repoRoot, '.venv', 'bin', 'ink-ls');
 
 const settings = {
-  'ink.serverPath': serverPath,
+  'ink.server.path': serverPath,
   'ink.model.baseUrl': modelUrl,
   'ink.model.name': 'fake-model',
   'ink.model.apiKeyEnv': 'INK_TEST_KEY',
@@ -33,6 +35,14 @@ const settings = {
 
 const started = Date.now();
 const { page, close } = await openWorkbench({ tmp, workspace, settings });
+
+/** Reloads the window (a new extension host and ink-ls) and waits for the workbench. */
+async function reopen() {
+  await page.reload();
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+  await page.locator('.part.sidebar').waitFor({ timeout: 60000 });
+  return page;
+}
 console.log(`workbench open in ${Date.now() - started} ms`);
 
 /** The transcript (the "Ink" output channel in the panel). */
@@ -249,6 +259,19 @@ test('approval auto: an unsaved open file gets the edit without a diff, saved an
   await editor.locator('.view-lines', { hasText: 'Note: A final.' }).waitFor({ timeout: 5000 });
   await page.locator('.tabs-container .tab:not(.dirty)', { hasText: 'auto.txt' }).waitFor();
 });
+
+test('the diagnostics of an edit reach the model (built-in JSON language features)', async () => {
+  // data.json is open (its language features are running) when the model breaks it
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'data.json' }).click();
+  await page.locator('.tabs-container .tab', { hasText: 'data.json' }).waitFor();
+  await page.locator('.statusbar-item', { hasText: 'JSON' }).first().waitFor({ timeout: 20000 });
+  await ask('[json-write] break data.json');
+  // the model's last step writes json-done.txt after it got the write's result
+  await waitForFile(path.join(workspace, 'json-done.txt'), (text) => text === 'done\n');
+  assert.equal(read('data.json'), '{"name": "demo",, "size": }\n');
+});
+
+panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
 
 let failed = 0;
 try {

@@ -21,6 +21,7 @@ def test_visual_studio_code() -> None:
     assert ClientFeatures.from_capabilities(raw) == ClientFeatures(
         work_done_progress=True, document_changes=True, create_files=True,
         change_annotations=True, action_option_ids=True, reviews_apply_edit=True,
+        show_document=True, ink_plugin=True,
     )
 
 
@@ -28,6 +29,7 @@ def test_neovim() -> None:
     assert ClientFeatures.from_capabilities(caps("neovim")) == ClientFeatures(
         work_done_progress=True, document_changes=False, create_files=True,
         change_annotations=False, action_option_ids=True, reviews_apply_edit=False,
+        show_document=True,
     )
 
 

@@ -64,10 +64,18 @@ def test_answers() -> None:
 
 async def test_prompter_sends_a_warning_request() -> None:
     client = Recorder({"title": "Allow once"})
-    prompter = MessagePrompter(client, ClientFeatures())
+    prompter = MessagePrompter(client, ClientFeatures(ink_plugin=True))
     assert await prompter(question(), NEVER) == "allow_once"
     ((method, params),) = client.sent
     assert method == methods.SHOW_MESSAGE_REQUEST
     assert params["type"] == 2
     assert params["message"] == "Ink wants to run a command:\nnpm test"
     assert params["ink"] == {"toolCallId": question().tool_call_id}
+
+
+async def test_a_plugin_less_client_gets_no_extra_member() -> None:
+    """eglot 1.9 answers a showMessageRequest with an unknown key by an error."""
+    client = Recorder({"title": "Reject"})
+    assert await MessagePrompter(client, ClientFeatures())(question(), NEVER) == "reject"
+    ((_, params),) = client.sent
+    assert set(params) == {"type", "message", "actions"}

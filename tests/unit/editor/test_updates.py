@@ -10,6 +10,7 @@ from ink_ls.agent.events import (
     RunEndEvent,
     TextDeltaEvent,
     ToolEndEvent,
+    ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     UsageEvent,
@@ -95,7 +96,8 @@ def test_text_usage_and_end() -> None:
     usage = Usage(input_tokens=10, output_tokens=2)
     r.on_event(MessageEndEvent(message=AssistantMessage(text="Hel", usage=usage,
                                                         stop_reason="max_tokens")))
-    r.on_event(MessageEndEvent(message=AssistantMessage(text="lo", usage=usage)))
+    r.on_event(MessageEndEvent(message=AssistantMessage(text="lo", usage=usage),
+                               context_tokens=12, context_window=1000))
     r.on_event(RunEndEvent(stop_reason="completed", usage=usage))
     r.end("max_turn_requests", None)
     assert client.notes[0] == (methods.PROGRESS, {"token": "p", "value": {
@@ -104,8 +106,12 @@ def test_text_usage_and_end() -> None:
     bodies = [p["update"] for m, p in client.notes if m == methods.SESSION_UPDATE]
     assert bodies == [
         {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hel"}},
-        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2},
-        {"sessionUpdate": "usage_update", "inputTokens": 20, "outputTokens": 4},
+        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2,
+         "cacheReadTokens": 0, "sessionInputTokens": 10, "sessionOutputTokens": 2,
+         "sessionCacheReadTokens": 0},
+        {"sessionUpdate": "usage_update", "inputTokens": 20, "outputTokens": 4,
+         "cacheReadTokens": 0, "contextTokens": 12, "contextWindow": 1000,
+         "sessionInputTokens": 20, "sessionOutputTokens": 4, "sessionCacheReadTokens": 0},
         {"sessionUpdate": "turn_end", "stopReason": "max_turn_requests"},
     ]
     assert client.notes[-1][1]["value"] == {"kind": "end", "message": "stopped: turn limit"}
@@ -119,12 +125,10 @@ def test_a_sub_agents_tokens_count_in_the_turns_totals() -> None:
                           parent_tool_call_id="call_1"))
     r.on_event(MessageEndEvent(message=AssistantMessage(
         text="done", usage=Usage(input_tokens=30, output_tokens=4))))
-    usage = [p["update"] for m, p in client.notes if m == "ink/session/update"]
-    assert usage == [
-        {"sessionUpdate": "usage_update", "inputTokens": 10, "outputTokens": 2},
-        {"sessionUpdate": "usage_update", "inputTokens": 17, "outputTokens": 5},
-        {"sessionUpdate": "usage_update", "inputTokens": 47, "outputTokens": 9},
-    ]
+    usage = [(p["update"]["inputTokens"], p["update"]["outputTokens"],
+              p["update"]["sessionInputTokens"])
+             for m, p in client.notes if m == "ink/session/update"]
+    assert usage == [(10, 2, 10), (17, 5, 17), (47, 9, 47)]
 
 
 def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() -> None:
@@ -163,3 +167,16 @@ def test_sub_agent_calls_carry_their_task_and_the_sub_agents_text_is_not_sent() 
         "task: survey › read a.py — 0 of 2 done",
         "task: survey › read a.py — 1 of 2 done",
     ]
+
+
+def test_a_servers_progress_is_a_progress_report_unless_an_approval_waits() -> None:
+    r, client = reporter()
+    name = "mcp__ev__long"
+    r.on_event(started(tool_call_id="c1", tool_name=name, arguments={}))
+    r.on_event(ToolRunningEvent(tool_call_id="c1", tool_name=name))
+    r.on_event(ToolProgressEvent(tool_call_id="c1", tool_name=name, message="3/10 indexing"))
+    r.waiting("c1")
+    r.on_event(ToolProgressEvent(tool_call_id="c1", tool_name=name, message="4/10 indexing"))
+    progress = [p["value"]["message"] for m, p in client.notes if m == "$/progress"]
+    assert progress == [f"{name} — 0 of 1 done", f"{name}: 3/10 indexing",
+                        f"waiting for approval: {name}"]

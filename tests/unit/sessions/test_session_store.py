@@ -154,6 +154,42 @@ def test_default_root_follows_ink_state_dir(
     assert SessionStore().root == tmp_path / "state" / "sessions"
 
 
+def test_a_compaction_is_recorded_and_replayed(store: SessionStore) -> None:
+    from ink_ls.agent.compaction import SUMMARY_HEADER, Compaction
+    from ink_ls.core.messages import Usage
+
+    session = store.create("long")
+    for n in range(3):
+        session.append(user_text(f"question {n}"))
+        session.append(AssistantMessage(text=f"answer {n}",
+                                        usage=Usage(input_tokens=10, output_tokens=2)))
+    session.record_compaction(Compaction(summary="asked three things", kept=2,
+                                         reason="threshold", tokens_before=900,
+                                         tokens_after=100, usage=Usage(input_tokens=50,
+                                                                       output_tokens=7)))
+    session.append(user_text("question 3"))
+    loaded = store.open("long")
+    assert [m.model_dump(exclude={"usage"}) for m in loaded.messages] == [
+        m.model_dump(exclude={"usage"}) for m in session.messages]
+    assert loaded.messages[0] == user_text(f"{SUMMARY_HEADER}\n\nasked three things")
+    assert [m.content[0].text for m in loaded.messages[1:2]] == ["question 2"]  # type: ignore[union-attr]
+    assert loaded.title == "question 0"
+    assert (loaded.totals.input_tokens, loaded.totals.output_tokens) == (80, 13)
+    lines = [json.loads(x) for x in loaded.path.read_text().splitlines()]
+    assert sum(1 for x in lines if x["type"] == "message") == 7  # the full history stays
+    [info] = store.list()
+    assert (info.message_count, info.compactions, info.title) == (7, 1, "question 0")
+
+
+def test_a_compaction_that_does_not_fit_is_damage(store: SessionStore) -> None:
+    session = store.create("bad")
+    session.append(user_text("hi"))
+    with open(session.path, "a") as fh:
+        fh.write(json.dumps({"type": "compaction", "summary": "s", "kept": 5}) + "\n")
+    with pytest.raises(SessionError, match="damaged at line 3"):
+        store.open("bad")
+
+
 def test_ids_created_in_a_burst_never_collide(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     ids = {store.create().id for _ in range(3000)}  # all within a second or two

@@ -16,7 +16,7 @@ function M.defaults()
       on_dir(M.root(bufnr))
     end,
     capabilities = {
-      experimental = { ink = { reviewsApplyEdit = true } },
+      experimental = { ink = { reviewsApplyEdit = true, diagnostics = true } },
     },
     handlers = {
       [methods.lsp.apply_edit] = function(...)
@@ -27,6 +27,9 @@ function M.defaults()
       end,
       [methods.methods.session_update] = function(...)
         return require('ink.session').on_update(...)
+      end,
+      [methods.methods.diagnostics] = function(...)
+        return require('ink.diagnostics').handler(...)
       end,
     },
     on_exit = function(code, signal, client_id)

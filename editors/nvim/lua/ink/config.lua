@@ -44,6 +44,10 @@ local model_types = {
   apiKeyEnv = 'string',
   vision = 'boolean',
   maxTokens = 'number',
+  requestTimeout = 'number',
+  maxRetries = 'number',
+  contextWindow = 'number',
+  compactThreshold = 'number',
 }
 
 --- Checks user options; returns the list of problems (empty when valid).

@@ -1,4 +1,5 @@
---- :checkhealth ink — Neovim version, the ink-ls command, its version, the model endpoint.
+--- :checkhealth ink — Neovim version, the ink-ls command, its version, the model endpoint,
+--- the MCP servers (ink/mcp/status of the running server).
 --- Read-only checks; it never starts a session or prints the API key.
 local M = {}
 
@@ -88,6 +89,41 @@ local function check_endpoint(model)
   end
 end
 
+--- The running server's MCP servers: connected (tool count), failed (reason), not started.
+local function check_mcp()
+  local running = require('ink.client').get()
+  if not running then
+    health.info('MCP servers: ink-ls is not running here; `ink-ls mcp list` shows them')
+    return
+  end
+  local method = require('ink.protocol').methods.mcp_status
+  local res, err = running:request_sync(method, vim.empty_dict(), 60000)
+  if not res or res.err then
+    health.warn(('%s failed: %s'):format(method, vim.inspect(err or (res and res.err))))
+    return
+  end
+  local status = res.result or {}
+  for _, problem in ipairs(status.problems or {}) do
+    health.warn('MCP configuration: ' .. problem)
+  end
+  if #(status.servers or {}) == 0 then
+    health.info('MCP servers: none configured (.mcp.json, $XDG_CONFIG_HOME/ink-ls/mcp.json)')
+  end
+  for _, s in ipairs(status.servers or {}) do
+    local name = ('MCP server %s (%s, %s)'):format(s.name, s.origin, s.transport)
+    if s.state == 'connected' then
+      health.ok(('%s: connected, %d tools'):format(name, #(s.tools or {})))
+    elseif s.state == 'failed' then
+      health.error(('%s: failed: %s'):format(name, s.error or 'unknown error'))
+    else
+      health.warn(('%s: %s%s'):format(name, s.state, s.error and (': ' .. s.error) or ''))
+    end
+    for _, skipped in ipairs(s.skipped or {}) do
+      health.warn(('%s: tool left out: %s'):format(name, skipped))
+    end
+  end
+end
+
 function M.check()
   health.start('ink')
   if vim.fn.has('nvim-0.11') == 1 then
@@ -106,6 +142,13 @@ function M.check()
   check_endpoint(settings.model or {})
   local approval = settings.approval or 'ask'
   health.info('approval mode: ' .. approval)
+  local model = settings.model or {}
+  health.info(
+    'context window: '
+      .. (model.contextWindow and (tostring(model.contextWindow) .. ' tokens (model.contextWindow)') or 'from the endpoint\'s /models, else 32768 tokens')
+  )
+  health.info(('compaction: at %d%% of the window (model.compactThreshold)'):format(math.floor(100 * (model.compactThreshold or 0.8) + 0.5)))
+  check_mcp()
 end
 
 return M

@@ -17,6 +17,14 @@ vim.api.nvim_create_autocmd('LspProgress', {
   end,
 })
 
+-- the server waits for the diagnostics an edit causes: tell it when they change
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = group,
+  callback = function(ev)
+    require('ink.diagnostics').changed(ev.buf)
+  end,
+})
+
 -- files opened while ink-ls runs are attached too, so reads see their unsaved text
 vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
   group = group,
@@ -207,10 +215,25 @@ function M.log(what)
   transcript.open(how == false and 'vertical' or how, config.options.transcript.size)
 end
 
---- One-line status for statuslines ("" when idle), e.g. "Ink: read README.md — 1 of 2 done".
+--- Compacts the conversation now (summarises its older part; see :help ink-compaction).
+function M.compact()
+  local ok, reason = session.compact()
+  if not ok then
+    vim.notify('ink: ' .. tostring(reason), vim.log.levels.INFO)
+  end
+end
+
+--- One-line status for statuslines: while a turn runs "Ink: read README.md — 1 of 2 done ·
+--- 3.1k/8.2k (38%)", idle "Ink 3.1k/8.2k (38%)" (context in use / window), "" before any.
 ---@return string
 function M.status()
   return session.status()
+end
+
+--- The tokens of the current session (context, window, turn and session totals).
+---@return ink.Usage
+function M.usage()
+  return vim.deepcopy(require('ink.usage').current)
 end
 
 return M

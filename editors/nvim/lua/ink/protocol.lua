@@ -10,9 +10,13 @@ M.methods = {
   session_cancel = 'ink/session/cancel',
   session_list = 'ink/session/list',
   session_close = 'ink/session/close',
+  session_compact = 'ink/session/compact',
   session_load = 'ink/session/load',
   tools = 'ink/tools',
+  mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
+  diagnostics = 'ink/diagnostics',
+  diagnostics_changed = 'ink/diagnosticsChanged',
 }
 
 --- standard LSP methods the plugin handles or sends for ink-ls
@@ -31,6 +35,8 @@ M.updates = {
   tool_call = 'tool_call',
   tool_call_update = 'tool_call_update',
   usage_update = 'usage_update',
+  compaction = 'compaction',
+  instructions_loaded = 'instructions_loaded',
   error = 'error',
   warning = 'warning',
   turn_end = 'turn_end',
@@ -63,6 +69,7 @@ M.errors = {
   session_not_found = -32001,
   session_busy = -32002,
   shutting_down = -32004,
+  compaction_failed = -32005,
 }
 
 --- the progress title the server uses for a turn

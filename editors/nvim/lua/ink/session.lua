@@ -2,6 +2,7 @@
 --- ink/session/* requests and routes ink/session/update to the transcript. No UI layout here.
 local protocol = require('ink.protocol')
 local transcript = require('ink.transcript')
+local usage = require('ink.usage')
 
 local M = {}
 
@@ -75,6 +76,21 @@ function M.on_update(_, params, ctx)
     end
   elseif kind == U.usage_update then
     M.usage = { inputTokens = u.inputTokens, outputTokens = u.outputTokens }
+    usage.update(u)
+  elseif kind == U.compaction then
+    usage.update(u)
+    if u.phase == 'start' then
+      transcript.note('compacting the conversation…')
+    elseif u.phase == 'end' then
+      transcript.note(('compacted the conversation: %s → %s tokens'):format(tostring(u.tokensBefore), tostring(u.tokensAfter)))
+    else
+      transcript.note('compaction failed: ' .. tostring(u.error))
+    end
+  elseif kind == U.instructions_loaded then
+    local names = vim.tbl_map(function(p)
+      return vim.fn.fnamemodify(p, ':~:.')
+    end, u.paths or {})
+    transcript.note('instructions: ' .. table.concat(names, ', ') .. (u.truncated and ' (cut at 32 KiB)' or ''))
   elseif kind == U.error then
     transcript.note('error: ' .. tostring(u.message))
   elseif kind == U.warning then
@@ -191,6 +207,7 @@ function M.new_session()
   end
   local old = M.session_id
   M.session_id = nil
+  usage.reset()
   local client = require('ink.client').get()
   if old and client then
     client:request(protocol.methods.session_close, { sessionId = old }, function() end)
@@ -199,6 +216,46 @@ function M.new_session()
   require('ink.chat').reset()
   return true
 end
+
+--- Compacts the current session now (ink/session/compact); false with a reason when it
+--- cannot start. The turn shows as running (status, :InkCancel) until it is done.
+---@param on_done? fun(err: table?, result: table?)
+---@return boolean started, string? reason
+function M.compact(on_done)
+  if M.turn then
+    return false, 'a turn is running'
+  end
+  local client = require('ink.client').get()
+  if not M.session_id or not client then
+    return false, 'no conversation to compact yet'
+  end
+  next_token = next_token + 1
+  local token = ('ink-nvim-%d'):format(next_token)
+  ---@type ink.Turn
+  local turn = { client_id = client.id, token = token, session_id = M.session_id, progress = 'compacting the conversation' }
+  M.turn = turn
+  local params = { sessionId = M.session_id, workDoneToken = token }
+  local ok, request_id = client:request(protocol.methods.session_compact, params, function(err, result)
+    if M.turn == turn then
+      M.turn = nil
+    end
+    if err then
+      transcript.note(('compaction failed (%s): %s'):format(tostring(err.code), tostring(err.message)))
+    elseif result and not result.compacted and not result.cancelled then
+      transcript.note('nothing older than the latest turn to compact')
+    end
+    if on_done then
+      on_done(err, result)
+    end
+  end)
+  if not ok then
+    M.turn = nil
+    return false, 'ink-ls is not running'
+  end
+  turn.request_id = request_id
+  return true
+end
+
 
 --- Resumes a stored session: ink/session/load replays its conversation as updates (into
 --- the chat, which starts empty), then the next question continues it.
@@ -233,14 +290,16 @@ function M.load(client, session_id, title, on_done)
   return ok
 end
 
---- One-line status for statuslines: "" when idle.
+--- One-line status for statuslines: what the running turn does, and how full the model's
+--- context window is once known ("Ink 3.1k/8.2k (38%)"); "" before anything is known.
 ---@return string
 function M.status()
   local turn = M.turn
+  local context = usage.context()
   if not turn then
-    return ''
+    return context and ('Ink ' .. context) or ''
   end
-  return 'Ink: ' .. (turn.progress or 'working…')
+  return 'Ink: ' .. (turn.progress or 'working…') .. (context and (' · ' .. context) or '')
 end
 
 return M

@@ -1,0 +1,281 @@
+"""The ACP agent: `initialize`, `session/new`, `session/load`, `session/set_mode`,
+`session/prompt` and `session/cancel`, on the `agent-client-protocol` SDK.
+
+Every turn's agent comes from the one `AgentFactory`; sessions live in the same store as the
+editor's and the terminal's (`ink-ls sessions` lists them). Errors reach the client as JSON-RPC
+errors with a sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.helpers import update_current_mode
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+    Usage,
+)
+
+from ink_ls import __version__
+from ink_ls.acp.files import ClientFiles, ClientWriter
+from ink_ls.acp.mcp import acp_servers
+from ink_ls.acp.outbox import Outbox
+from ink_ls.acp.permission import Permissions
+from ink_ls.acp.plan import PlanTool
+from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
+from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.events import AgentEvent
+from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
+from ink_ls.core.messages import Message, UserMessage
+from ink_ls.core.signal import CancelController
+from ink_ls.mcp.hub import McpHub
+from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
+
+log = logging.getLogger(__name__)
+
+MODES = [
+    SessionMode(id="ask", name="Ask",
+                description="File changes and commands ask for your permission"),
+    SessionMode(id="auto", name="Auto", description="Changes and commands run without asking"),
+    SessionMode(id="readonly", name="Read only",
+                description="Reads and searches only; changes and commands are refused"),
+]
+_STOPS = {"completed": "end_turn", "max_tokens": "max_tokens",
+          "max_iterations": "max_turn_requests", "aborted": "cancelled"}
+
+
+@dataclass
+class AcpSession:
+    """One ACP session: its stored history, approvals, MCP servers and the running turn."""
+
+    stored: Session
+    cwd: Path
+    gate: ApprovalGate
+    mapper: UpdateMapper
+    mcp_servers: list[Any] = field(default_factory=list)
+    """The client's MCP servers, as given (`session/new`, `session/load`)."""
+    hub: McpHub | None = None
+    """Those servers with the user's and the workspace's: started with the session."""
+    history: list[Message] = field(default_factory=list)
+    turn: CancelController | None = None
+
+
+def _mode_state(mode: ApprovalMode) -> SessionModeState:
+    return SessionModeState(current_mode_id=mode, available_modes=MODES)
+
+
+def _cwd(value: str) -> Path:
+    path = Path(value)
+    if not path.is_absolute() or not path.is_dir():
+        raise RequestError.invalid_params(
+            {"message": f"cwd must be an absolute path of a directory; got {value!r}"})
+    return path
+
+
+class InkAcpAgent:
+    """The `acp.Agent` of `ink-ls --acp`: one per connection."""
+
+    def __init__(
+        self,
+        factory: AgentFactory,
+        *,
+        store: SessionStore | None = None,
+        settings: Callable[[], ModelSettings] = ModelSettings.from_env,
+        mode: ApprovalMode = "ask",
+    ) -> None:
+        self._factory = factory
+        self._store = store if store is not None else SessionStore()
+        self._settings = settings
+        self._mode = mode
+        self._conn: Client | None = None
+        self._caps = ClientCapabilities()
+        self._sessions: dict[str, AcpSession] = {}
+        self._closing: list[McpHub] = []
+        """Hubs of sessions replaced by `session/load`, stopped before the next start."""
+        self.outbox = Outbox(self._send)
+
+    def on_connect(self, conn: Client) -> None:
+        self._conn = conn
+
+    def _client(self) -> Client:
+        if self._conn is None:
+            raise RuntimeError("no client connection")
+        return self._conn
+
+    async def _send(self, session_id: str, update: Any) -> None:
+        await self._client().session_update(session_id=session_id, update=update)
+
+    # ---- set-up ----------------------------------------------------------------------------
+
+    async def initialize(self, protocol_version: int,
+                         client_capabilities: ClientCapabilities | None = None,
+                         client_info: Implementation | None = None,
+                         **kwargs: Any) -> InitializeResponse:
+        if client_capabilities is not None:
+            self._caps = client_capabilities
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+            ),
+            agent_info=Implementation(name="ink-ls", title="Ink", version=__version__),
+        )
+
+    def _open(self, stored: Session, cwd: Path, mcp_servers: list[Any] | None) -> AcpSession:
+        # titles and kinds of replayed calls come from the tools themselves
+        tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
+        session = AcpSession(
+            stored=stored, cwd=cwd, gate=ApprovalGate(self._mode),
+            mapper=UpdateMapper(cwd, describer(tools, cwd)),
+            mcp_servers=list(mcp_servers or []), history=list(stored.messages),
+            hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers),
+                                     secret_env=ModelSettings().secret_env_names()))
+        old = self._sessions.get(stored.id)
+        if old is not None and old.hub is not None:
+            self._closing.append(old.hub)
+        self._sessions[stored.id] = session
+        return session
+
+    async def _start_mcp(self, session: AcpSession) -> None:
+        """Start the session's MCP servers (no question: a workspace `.mcp.json`'s start
+        only in mode `auto`); a server that fails shows in the log, the session goes on."""
+        while self._closing:
+            await self._closing.pop().close()
+        if session.hub is not None:
+            await session.hub.start(mode=self._mode)
+
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
+                          **kwargs: Any) -> NewSessionResponse:
+        root = _cwd(cwd)
+        try:
+            stored = self._store.create(cwd=root)
+        except (SessionError, OSError) as exc:
+            raise RequestError.internal_error({"message": f"cannot create a session: {exc}"}) \
+                from None
+        await self._start_mcp(self._open(stored, root, mcp_servers))
+        return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
+
+    async def load_session(self, cwd: str, session_id: str,
+                           mcp_servers: list[Any] | None = None,
+                           **kwargs: Any) -> LoadSessionResponse:
+        root = _cwd(cwd)
+        live = self._sessions.get(session_id)
+        if live is not None and live.turn is not None:
+            raise RequestError.invalid_request(
+                {"message": f"session {session_id} is running a prompt; cancel it first"})
+        try:
+            stored = self._store.open(session_id)
+        except SessionNotFoundError:
+            raise RequestError.resource_not_found(session_id) from None
+        except (SessionError, ValueError, OSError) as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        session = self._open(stored, root, mcp_servers)
+        await self._start_mcp(session)
+        for update in session.mapper.replay(session.history):
+            self.outbox.post(session_id, update)
+        await self.outbox.flush()
+        return LoadSessionResponse(modes=_mode_state(session.gate.mode))
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params(
+                {"message": f"unknown session {session_id!r}; create or load it first"})
+        return session
+
+    async def set_session_mode(self, session_id: str, mode_id: str,
+                               **kwargs: Any) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        if mode_id not in ("ask", "auto", "readonly"):
+            raise RequestError.invalid_params(
+                {"message": f"unknown mode {mode_id!r}; the modes are ask, auto, readonly"})
+        session.gate.mode = mode_id  # type: ignore[assignment]
+        self.outbox.post(session_id, update_current_mode(mode_id))
+        return SetSessionModeResponse()
+
+    # ---- turns -------------------------------------------------------------------------------
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is not None and session.turn is not None:
+            session.turn.cancel("cancelled by the user")
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.turn is not None:
+            raise RequestError.invalid_request(
+                {"message": f"session {session_id} is already running a prompt"})
+        try:
+            message = UserMessage(content=prompt_blocks(prompt))
+            settings = self._settings()
+        except (ValueError, ConfigError) as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        session.turn = controller = CancelController()
+        try:
+            agent = self._factory.build(
+                settings=settings, cwd=session.cwd, front=self._front(session),
+                history=session.history, extra_tools=[PlanTool()],
+                tool_sources=[session.hub] if session.hub is not None else [])
+            result = await agent.run(message, controller.signal)
+        finally:
+            session.turn = None
+            await self.outbox.flush()
+        if result.stop_reason == "error":
+            raise RequestError.internal_error({"message": result.error or "the turn failed"})
+        usage = result.usage
+        return PromptResponse(
+            stop_reason=_STOPS[result.stop_reason],
+            usage=Usage(total_tokens=usage.input_tokens + usage.output_tokens,
+                        input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                        cached_read_tokens=usage.cache_read_tokens or None))
+
+    def _front(self, session: AcpSession) -> FrontEnd:
+        sid = session.stored.id
+        permissions = Permissions(self._client, self.outbox, sid)
+        session.gate.prompter = permissions
+        fs = self._caps.fs
+        client = self._client()
+
+        def on_event(event: AgentEvent) -> None:
+            for update in session.mapper.updates(event):
+                self.outbox.post(sid, update)
+
+        return FrontEnd(
+            gate=session.gate,
+            writer=ClientWriter(session.gate, permissions.change,
+                                client if fs is not None and fs.write_text_file else None, sid),
+            files=(ClientFiles(client, sid) if fs is not None and fs.read_text_file
+                   else FrontEnd().files),
+            on_event=on_event,
+            on_message=session.stored.append,
+        )
+
+    async def close(self) -> None:
+        """The connection ended: cancel running turns, close model clients."""
+        for session in self._sessions.values():
+            if session.turn is not None:
+                session.turn.cancel("the client disconnected")
+        await self.outbox.close()
+        await self._factory.close_models()
+        hubs = [s.hub for s in self._sessions.values() if s.hub is not None] + self._closing
+        self._closing = []
+        for hub in hubs:
+            await hub.close()

@@ -1,0 +1,140 @@
+"""Files through the ACP client: reads ask `fs/read_text_file` (the editor's unsaved buffers are
+seen), changes are approved with `session/request_permission` (the diff shown) and written with
+`fs/write_text_file` when the client offers it, else to disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Protocol
+
+from acp import RequestError
+from acp.schema import ReadTextFileResponse, WriteTextFileResponse
+
+from ink_ls.agent.approval import (
+    ApprovalGate,
+    Choice,
+    WaitInterruptedError,
+    wait_answer,
+)
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import ChangeRejectedError
+
+log = logging.getLogger(__name__)
+
+_BINARY_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".pdf"})
+
+
+class FsClient(Protocol):
+    """The part of the SDK's client connection these classes use."""
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None
+    ) -> ReadTextFileResponse: ...
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str
+    ) -> WriteTextFileResponse | None: ...
+
+
+def _looks_binary(path: Path) -> bool:
+    if path.suffix.lower() in _BINARY_SUFFIXES:
+        return True
+    try:
+        with open(path, "rb") as fh:
+            return b"\0" in fh.read(8192)
+    except OSError:
+        return False
+
+
+class ClientFiles:
+    """A `FileView` that reads through the client, so the editor's unsaved text is what the
+    model sees. Files not on disk, binary files and files the client cannot read fall back to
+    the disk (whose read gives the model the precise error)."""
+
+    def __init__(self, client: FsClient, session_id: str) -> None:
+        self._client = client
+        self._session_id = session_id
+
+    def open_document(self, path: Path) -> str | None:
+        return None  # every read goes through `read_document`
+
+    async def read_document(self, path: Path) -> str | None:
+        if not path.is_file() or _looks_binary(path):
+            return None  # the disk read reports a missing file, a directory, a binary
+        try:
+            response = await self._client.read_text_file(self._session_id, str(path))
+        except RequestError as exc:
+            log.info("client could not read %s (%s); reading the disk", path, exc)
+            return None
+        return response.content
+
+
+AskChange = Callable[[Path, str | None, str, str, str], Awaitable[Choice | None]]
+"""(path, old text, new text, tool name, tool call id) → the user's choice (None: dismissed)."""
+
+
+def _write_disk(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.ink-tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+class ClientWriter:
+    """The ACP `FileWriter`. The session's gate holds the mode (it changes with
+    `session/set_mode`) and the "always allow" answers, shared with command approvals."""
+
+    def __init__(
+        self,
+        gate: ApprovalGate,
+        ask: AskChange,
+        client: FsClient | None,
+        session_id: str,
+    ) -> None:
+        self._gate = gate
+        self._ask = ask
+        self._client = client
+        self._session_id = session_id
+
+    async def write_text(
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None:
+        mode = self._gate.mode
+        if mode == "readonly":
+            raise ChangeRejectedError("policy", "approval mode is readonly: files are not changed")
+        key = f"{tool_name}:change"
+        if mode == "ask" and key not in self._gate.always_allowed:
+            try:
+                choice = await wait_answer(
+                    self._ask(path, old_text, new_text, tool_name, tool_call_id),
+                    timeout=self._gate.timeout,
+                    signal=signal,
+                )
+            except WaitInterruptedError as exc:
+                raise ChangeRejectedError("user", exc.reason) from None
+            if choice is None:
+                raise ChangeRejectedError("user", "the permission request was cancelled")
+            if choice == "reject":
+                raise ChangeRejectedError("user", "the user rejected this change")
+            if choice == "allow_always":
+                self._gate.always_allowed.add(key)
+        signal.raise_if_cancelled()
+        if self._client is None:
+            _write_disk(path, new_text)
+            return
+        try:
+            await self._client.write_text_file(self._session_id, str(path), new_text)
+        except RequestError as exc:
+            raise OSError(f"the editor could not write the file: {exc}") from None

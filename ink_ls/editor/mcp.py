@@ -1,0 +1,55 @@
+"""The MCP servers of one editor connection: one hub per workspace, started with the first
+session turn (or the first `ink/tools` / `ink/mcp/status`), stopped at shutdown.
+
+Turns may ask the user to start a workspace `.mcp.json`'s servers; `ink/tools` and
+`ink/mcp/status` never ask (those servers then show as waiting for approval).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ink_ls.editor.settings import InkSettings
+from ink_ls.mcp.hub import Confirm, McpHub
+from ink_ls.protocol.models import McpServerInfo, McpStatusResult
+
+
+class EditorMcp:
+    """Owns the connection's `McpHub`, built from the settings it first starts with."""
+
+    def __init__(self, cwd: Path, secret_env: Callable[[], tuple[str, ...]]) -> None:
+        self.cwd = cwd
+        self._secret_env = secret_env
+        self.hub: McpHub | None = None
+        self.closed = False
+
+    async def start(self, settings: InkSettings, confirm: Confirm | None = None) -> McpHub:
+        """The hub with every server started that may start now (idempotent, fast when up)."""
+        if self.hub is None:
+            self.hub = McpHub.for_workspace(
+                self.cwd, settings.mcp_servers, secret_env=self._secret_env()
+            )
+        if not self.closed:  # after shutdown nothing starts again (no orphans at exit)
+            await self.hub.start(mode=settings.approval, confirm=confirm)
+        return self.hub
+
+    async def status(self, settings: InkSettings) -> McpStatusResult:
+        hub = await self.start(settings)
+        return McpStatusResult(
+            servers=[
+                McpServerInfo(
+                    name=s.name, origin=s.origin, transport=s.transport,
+                    target=s.target, state=s.state, error=s.error,
+                    tools=s.tools, skipped=s.skipped, trusted=s.trusted,
+                    start_ms=round(s.start_ms, 1) if s.start_ms is not None else None,
+                )
+                for s in hub.status()
+            ],
+            problems=hub.problems,
+        )
+
+    async def close(self) -> None:
+        self.closed = True
+        if self.hub is not None:
+            await self.hub.close()
