@@ -45,6 +45,9 @@ class ServerConfig:
         return "http" if self.url else "stdio"
 
 
+DEFAULT_START_TIMEOUT = 30.0
+"""Seconds a server gets to start and list its tools."""
+
 def user_config_path() -> Path:
     """`$XDG_CONFIG_HOME/ink-ls/mcp.json` (default `~/.config/ink-ls/mcp.json`)."""
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")

@@ -30,12 +30,11 @@ from mcp_types import CONNECTION_CLOSED
 from ink_ls import __version__
 from ink_ls.core.signal import CancelledError, CancelSignal, race
 from ink_ls.mcp import reaper
-from ink_ls.mcp.config import ServerConfig
+from ink_ls.mcp.config import DEFAULT_START_TIMEOUT, ServerConfig
 
 log = logging.getLogger(__name__)
 
 State = Literal["stopped", "starting", "connected", "failed"]
-DEFAULT_START_TIMEOUT = 30.0
 RETRY_AFTER = 60.0
 """Seconds before a session start tries a server that failed to start again (calls always do)."""
 STDERR_TAIL = 600

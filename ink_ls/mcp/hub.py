@@ -14,12 +14,14 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ink_ls.core.tool import AnyTool
-from ink_ls.mcp.config import ServerConfig, load_configs
-from ink_ls.mcp.connection import DEFAULT_START_TIMEOUT, ServerConnection
-from ink_ls.mcp.tool import McpTool, check_schema, tool_name
+from ink_ls.mcp.config import DEFAULT_START_TIMEOUT, ServerConfig, load_configs
+
+if TYPE_CHECKING:  # the SDK (about 0.5 s to import) loads only when a server is configured
+    from ink_ls.mcp.connection import ServerConnection
+    from ink_ls.mcp.tool import McpTool
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +61,10 @@ class McpHub:
     ) -> None:
         self.problems = list(problems)
         secret = tuple(secret_env)
-        self.servers = {
+        configs = list(configs)
+        if configs:
+            from ink_ls.mcp.connection import ServerConnection
+        self.servers: dict[str, ServerConnection] = {
             c.name: ServerConnection(
                 c, secret_env=secret, start_timeout=start_timeout, on_change=self._changed
             )
@@ -103,7 +108,10 @@ class McpHub:
     def tools_of(self, server: str) -> list[McpTool]:
         return [t for t in self._tools if t.server_name == server]
 
-    def _changed(self) -> None:
+    def _collect(self) -> tuple[list[McpTool], dict[str, list[str]]]:
+        """The servers' tools under their names, and the tools left out with the reason."""
+        from ink_ls.mcp.tool import McpTool, check_schema, tool_name
+
         tools: list[McpTool] = []
         skipped: dict[str, list[str]] = {}
         taken: set[str] = set()
@@ -119,6 +127,10 @@ class McpHub:
                     continue
                 taken.add(full)
                 tools.append(McpTool(full, conn, remote))
+        return tools, skipped
+
+    def _changed(self) -> None:
+        tools, skipped = self._collect() if self.servers else ([], {})
         for name, reasons in skipped.items():
             if reasons != self._skipped.get(name):
                 log.info("MCP server %s: tools left out: %s", name, "; ".join(reasons))
