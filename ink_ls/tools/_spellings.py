@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.core.messages import TextBlock
-from ink_ls.core.tool import ToolResult
+from ink_ls.core.tool import ToolContext, ToolResult
 from ink_ls.tools._paths import real, relative_for_display, resolve
 
 _SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
@@ -160,6 +160,26 @@ def located_real(given: str, cwd: Path, *, new_file: bool = False) -> Path:
         return Path(os.path.realpath(locate(given, cwd, new_file=new_file).path))
     except AmbiguousPathError:
         return real(given, cwd)
+
+
+async def at_located(
+    given: str,
+    context: ToolContext,
+    run: Callable[[Path], Awaitable[ToolResult]],
+    *,
+    new_file: bool = False,
+    buffers: bool = False,
+) -> ToolResult:
+    """`run` on the path `given` names in the workspace (another spelling of it when only that
+    exists, noted first in the result); an error result when several spellings match.
+    `buffers`: a file open in the editor counts as existing even when it is not on disk."""
+    files = context.files
+    is_open = (lambda p: files.open_document(p) is not None) if buffers else None
+    try:
+        located = locate(given, context.cwd, new_file=new_file, is_open=is_open)
+    except AmbiguousPathError as exc:
+        return ToolResult(str(exc), is_error=True)
+    return with_note(await run(located.path), located.note)
 
 
 def with_note(result: ToolResult, note: str | None) -> ToolResult:

@@ -25,7 +25,7 @@ from ink_ls.core.tool import (
 )
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
-from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
+from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._textfile import TextFile, TextFileError, load
 from ink_ls.tools.diffs import closest_region, numbered
 
@@ -148,13 +148,9 @@ class EditTool(Tool[EditParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to edit.", is_error=True)
-        try:
-            located = locate(
-                shown, context.cwd, is_open=lambda p: context.files.open_document(p) is not None
-            )
-        except AmbiguousPathError as exc:
-            return ToolResult(str(exc), is_error=True)
-        return with_note(await self._edit(args, located.path, signal, context), located.note)
+        return await at_located(
+            shown, context, lambda path: self._edit(args, path, signal, context), buffers=True
+        )
 
     async def _edit(
         self, args: EditParams, path: Path, signal: CancelSignal, context: ToolContext

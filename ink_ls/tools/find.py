@@ -26,7 +26,7 @@ from ink_ls.core.tool import (
 )
 from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, unignored_glob_files
-from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
+from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._truncate import MAX_BYTES
 
 DEFAULT_LIMIT = 200
@@ -111,11 +111,9 @@ class FindTool(Tool[FindParams]):
         if not args.pattern.strip():
             return ToolResult("Error: pattern is empty; give a glob such as '*.py'.", True)
         shown = args.path or "."
-        try:
-            located = locate(shown, context.cwd)
-        except AmbiguousPathError as exc:
-            return ToolResult(str(exc), is_error=True)
-        return with_note(await self._search(args, located.path, signal, context), located.note)
+        return await at_located(
+            shown, context, lambda path: self._search(args, path, signal, context)
+        )
 
     async def _search(
         self, args: FindParams, target: Path, signal: CancelSignal, context: ToolContext

@@ -29,7 +29,7 @@ from ink_ls.core.tool import (
 )
 from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, name_glob_flags, run_rg, unignored_glob_files
-from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
+from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._truncate import MAX_BYTES, format_size, shorten_line
 
 DEFAULT_LIMIT = 100
@@ -230,11 +230,9 @@ class GrepTool(Tool[GrepParams]):
         if not args.pattern:
             return ToolResult("Error: pattern is empty; give the text to search for.", True)
         shown = args.path or "."
-        try:
-            located = locate(shown, context.cwd)
-        except AmbiguousPathError as exc:
-            return ToolResult(str(exc), is_error=True)
-        return with_note(await self._search(args, located.path, signal, context), located.note)
+        return await at_located(
+            shown, context, lambda path: self._search(args, path, signal, context)
+        )
 
     async def _search(
         self, args: GrepParams, target: Path, signal: CancelSignal, context: ToolContext

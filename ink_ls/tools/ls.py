@@ -27,7 +27,7 @@ from ink_ls.core.tool import (
     shown_path,
     text_arg,
 )
-from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
+from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._truncate import MAX_BYTES, head_lines
 
 DEFAULT_LIMIT = 500
@@ -104,11 +104,7 @@ class LsTool(Tool[LsParams]):
         self, args: LsParams, signal: CancelSignal, context: ToolContext
     ) -> ToolResult:
         shown = args.path or "."
-        try:
-            located = locate(shown, context.cwd)
-        except AmbiguousPathError as exc:
-            return ToolResult(str(exc), is_error=True)
-        return with_note(await self._list(args, located.path, signal), located.note)
+        return await at_located(shown, context, lambda path: self._list(args, path, signal))
 
     async def _list(self, args: LsParams, path: Path, signal: CancelSignal) -> ToolResult:
         shown = args.path or "."

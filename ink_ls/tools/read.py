@@ -35,7 +35,7 @@ from ink_ls.core.tool import (
 )
 from ink_ls.tools._image import ImageFitError, detect_mime, fit_image
 from ink_ls.tools._paths import shell_quote
-from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
+from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._truncate import (
     MAX_BYTES,
     MAX_LINES,
@@ -129,13 +129,9 @@ class ReadTool(Tool[ReadParams]):
                 "or absolute.",
                 is_error=True,
             )
-        try:
-            located = locate(
-                args.path, context.cwd, is_open=lambda p: context.files.open_document(p) is not None
-            )
-        except AmbiguousPathError as exc:
-            return ToolResult(str(exc), is_error=True)
-        return with_note(await self._read(args, located.path, signal, context), located.note)
+        return await at_located(
+            args.path, context, lambda path: self._read(args, path, signal, context), buffers=True
+        )
 
     async def _read(
         self, args: ReadParams, path: Path, signal: CancelSignal, context: ToolContext

@@ -25,7 +25,7 @@ from ink_ls.core.tool import (
 )
 from ink_ls.tools._change import diff_display, write_change
 from ink_ls.tools._locks import file_lock
-from ink_ls.tools._spellings import AmbiguousPathError, locate, located_real, with_note
+from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._textfile import TextFileError, count_lines, load
 
 
@@ -59,16 +59,13 @@ class WriteTool(Tool[WriteParams]):
         shown = args.path
         if not shown.strip():
             return ToolResult("Error: path is empty; give the file to write.", is_error=True)
-        try:
-            located = locate(
-                shown,
-                context.cwd,
-                new_file=True,
-                is_open=lambda p: context.files.open_document(p) is not None,
-            )
-        except AmbiguousPathError as exc:
-            return ToolResult(str(exc), is_error=True)
-        return with_note(await self._write(args, located.path, signal, context), located.note)
+        return await at_located(
+            shown,
+            context,
+            lambda path: self._write(args, path, signal, context),
+            new_file=True,
+            buffers=True,
+        )
 
     async def _write(
         self, args: WriteParams, path: Path, signal: CancelSignal, context: ToolContext
