@@ -90,8 +90,9 @@ class QuietClient:
 
 def server_env(base_url: str, state: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INK_", "OPENAI_"))}
-    env.update(INK_BASE_URL=base_url, INK_MODEL="bench", INK_STATE_DIR=str(state),
-               PYTHONPATH=str(REPO))
+    env.update(
+        INK_BASE_URL=base_url, INK_MODEL="bench", INK_STATE_DIR=str(state), PYTHONPATH=str(REPO)
+    )
     return env
 
 
@@ -108,31 +109,53 @@ async def main() -> None:
         async with contextlib.AsyncExitStack() as stack:
             sessions = {}
             for name, fs in (("acp", False), ("acp+fs", True)):
-                conn, _ = await stack.enter_async_context(spawn_agent_process(
-                    QuietClient(), sys.executable, "-m", "ink_ls", "--acp", env=env, cwd=ws))
+                conn, _ = await stack.enter_async_context(
+                    spawn_agent_process(
+                        QuietClient(), sys.executable, "-m", "ink_ls", "--acp", env=env, cwd=ws
+                    )
+                )
                 caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs))
                 await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps)
                 session = await conn.new_session(cwd=str(ws), mcp_servers=[])
                 await conn.set_session_mode(session_id=session.session_id, mode_id="auto")
                 sessions[name] = (conn, session.session_id)
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "ink_ls", "--stdio", "--log-level", "warning",
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL, cwd=ws, env=env)
+                sys.executable,
+                "-m",
+                "ink_ls",
+                "--stdio",
+                "--log-level",
+                "warning",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                cwd=ws,
+                env=env,
+            )
             lsp = LspClient(proc)
-            await lsp.request("initialize", {
-                "processId": os.getpid(), "rootUri": ws.as_uri(), "capabilities": {},
-                "initializationOptions": {"ink": {"model": {"baseUrl": srv.base_url,
-                                                            "model": "bench"},
-                                                  "approval": "auto"}}})
+            await lsp.request(
+                "initialize",
+                {
+                    "processId": os.getpid(),
+                    "rootUri": ws.as_uri(),
+                    "capabilities": {},
+                    "initializationOptions": {
+                        "ink": {
+                            "model": {"baseUrl": srv.base_url, "model": "bench"},
+                            "approval": "auto",
+                        }
+                    },
+                },
+            )
             lsp.notify("initialized", {})
             lsp_session = None
             for _ in range(args.runs + 2):  # the first two warm up
                 for name, (conn, sid) in sessions.items():
                     srv.push(tool("read", {"path": "README.md"}), text("ok"))
                     t0 = time.perf_counter()
-                    result = await conn.prompt(session_id=sid,
-                                               prompt=[text_block("read README.md")])
+                    result = await conn.prompt(
+                        session_id=sid, prompt=[text_block("read README.md")]
+                    )
                     times[name].append(time.perf_counter() - t0)
                     assert result.stop_reason == "end_turn", result
                 srv.push(tool("read", {"path": "README.md"}), text("ok"))
@@ -152,8 +175,10 @@ async def main() -> None:
     print(f"  ACP  (ink-ls --acp, disk reads)           {med['acp']:7.1f} ms")
     print(f"  ACP  (reads via fs/read_text_file)        {med['acp+fs']:7.1f} ms")
     print(f"  LSP  (ink-ls --stdio, ink/session/prompt) {med['lsp']:7.1f} ms")
-    print(f"  ratio ACP / LSP: {med['acp'] / med['lsp']:.2f}x; "
-          f"ACP with client reads / LSP: {med['acp+fs'] / med['lsp']:.2f}x")
+    print(
+        f"  ratio ACP / LSP: {med['acp'] / med['lsp']:.2f}x; "
+        f"ACP with client reads / LSP: {med['acp+fs'] / med['lsp']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

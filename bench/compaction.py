@@ -47,9 +47,12 @@ async def session(root: Path, base_url: str, window: int, prompts: int) -> dict[
             replies.append(now - started[0])
         started[0] = now
 
-    agent = factory.build(settings=settings, cwd=root,
-                          front=FrontEnd(on_event=on_event, on_message=full.append),
-                          context_window=await factory.window(settings))
+    agent = factory.build(
+        settings=settings,
+        cwd=root,
+        front=FrontEnd(on_event=on_event, on_message=full.append),
+        context_window=await factory.window(settings),
+    )
     tools = agent.tools
     t0 = time.perf_counter()
     for n in range(prompts):
@@ -59,10 +62,16 @@ async def session(root: Path, base_url: str, window: int, prompts: int) -> dict[
     wall = time.perf_counter() - t0
     await factory.close_models()
     uncompacted = estimate_fixed(agent.options.system_prompt, tools.schemas()) + sum(
-        estimate_message(m) for m in full)
-    return {"wall": wall, "compactions": len(compactions), "compaction_time": sum(compactions),
-            "compaction_median": statistics.median(compactions) if compactions else 0.0,
-            "reply_median": statistics.median(replies), "uncompacted": uncompacted}
+        estimate_message(m) for m in full
+    )
+    return {
+        "wall": wall,
+        "compactions": len(compactions),
+        "compaction_time": sum(compactions),
+        "compaction_median": statistics.median(compactions) if compactions else 0.0,
+        "reply_median": statistics.median(replies),
+        "uncompacted": uncompacted,
+    }
 
 
 def main() -> None:
@@ -74,24 +83,33 @@ def main() -> None:
         root = Path(tmp)
         for i in range(10):
             (root / f"f{i}.txt").write_text(
-                "".join(f"line {n} of file {i}: the quick brown fox jumps\n" for n in range(40)))
+                "".join(f"line {n} of file {i}: the quick brown fox jumps\n" for n in range(40))
+            )
         scripted = WindowedModel(args.window, reads=1)
         srv.default = scripted
         figures = asyncio.run(session(root, srv.base_url, args.window, args.prompts))
     sent = [s.tokens for s in scripted.conversation()]
     refused = sum(1 for s in scripted.seen if s.refused)
-    print(f"session: {args.prompts} prompts, {len(sent)} conversation requests, window "
-          f"{args.window:,} tokens, {figures['compactions']:.0f} compactions, {refused} refused")
-    print(f"tokens per request: max {max(sent):,} ({100 * max(sent) / args.window:.0f} % of the "
-          f"window), median {statistics.median(sent):,.0f} "
-          f"({100 * statistics.median(sent) / args.window:.0f} %)")
-    print(f"without compaction the last request would hold ~{figures['uncompacted']:,.0f} tokens "
-          f"({figures['uncompacted'] / args.window:.1f}x the window)")
+    print(
+        f"session: {args.prompts} prompts, {len(sent)} conversation requests, window "
+        f"{args.window:,} tokens, {figures['compactions']:.0f} compactions, {refused} refused"
+    )
+    print(
+        f"tokens per request: max {max(sent):,} ({100 * max(sent) / args.window:.0f} % of the "
+        f"window), median {statistics.median(sent):,.0f} "
+        f"({100 * statistics.median(sent) / args.window:.0f} %)"
+    )
+    print(
+        f"without compaction the last request would hold ~{figures['uncompacted']:,.0f} tokens "
+        f"({figures['uncompacted'] / args.window:.1f}x the window)"
+    )
     share = 100 * figures["compaction_time"] / figures["wall"]
-    print(f"time: session {figures['wall']:.2f} s, compaction {figures['compaction_time']:.2f} s "
-          f"({share:.1f} %); median summary {1000 * figures['compaction_median']:.1f} ms vs "
-          f"median model request {1000 * figures['reply_median']:.1f} ms "
-          f"({figures['compaction_median'] / figures['reply_median']:.2f}x)")
+    print(
+        f"time: session {figures['wall']:.2f} s, compaction {figures['compaction_time']:.2f} s "
+        f"({share:.1f} %); median summary {1000 * figures['compaction_median']:.1f} ms vs "
+        f"median model request {1000 * figures['reply_median']:.1f} ms "
+        f"({figures['compaction_median'] / figures['reply_median']:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -41,11 +41,18 @@ def session(root: Path, edits: int, *, ruff: bool) -> tuple[list[float], float]:
             model.push(tool("write", {"path": f"m{n % 2}.py", "content": body}))
         model.push(text("Done."))
         started = time.perf_counter()
-        run = run_nvim("diagnostics_bench.lua", root,
-                       timeout=150, env_extra={
-                           "INK_TEST_BASE_URL": model.base_url, "INK_TEST_WORKSPACE": str(ws),
-                           "INK_TEST_API_KEY": SECRET, "INK_TEST_SERVER_LOG": str(log),
-                           **({} if ruff else {"INK_BENCH_NO_RUFF": "1"})})
+        run = run_nvim(
+            "diagnostics_bench.lua",
+            root,
+            timeout=150,
+            env_extra={
+                "INK_TEST_BASE_URL": model.base_url,
+                "INK_TEST_WORKSPACE": str(ws),
+                "INK_TEST_API_KEY": SECRET,
+                "INK_TEST_SERVER_LOG": str(log),
+                **({} if ruff else {"INK_BENCH_NO_RUFF": "1"}),
+            },
+        )
         wall = time.perf_counter() - started
         sent = len(model.requests)
     assert "PASS bench: edits wait for ruff" in run.results, run.results + [run.output[-2000:]]
@@ -62,10 +69,14 @@ def main() -> None:
         _, plain = session(Path(b), args.edits, ruff=False)
     with tempfile.TemporaryDirectory() as a:
         waits, linted = session(Path(a), args.edits, ruff=True)
-    print(f"{len(waits)} writes with ruff: wait for diagnostics median "
-          f"{statistics.median(waits):.0f} ms, max {max(waits):.0f} ms (bound 2000 ms)")
-    print(f"run time per write: {1000 * linted:.0f} ms with ruff vs {1000 * plain:.0f} ms without "
-          f"a language server ({linted / plain:.2f}x; includes Neovim and server start-up)")
+    print(
+        f"{len(waits)} writes with ruff: wait for diagnostics median "
+        f"{statistics.median(waits):.0f} ms, max {max(waits):.0f} ms (bound 2000 ms)"
+    )
+    print(
+        f"run time per write: {1000 * linted:.0f} ms with ruff vs {1000 * plain:.0f} ms without "
+        f"a language server ({linted / plain:.2f}x; includes Neovim and server start-up)"
+    )
 
 
 if __name__ == "__main__":

@@ -58,15 +58,17 @@ def make_tree(root: Path, files: int) -> None:
 
 
 def parent_reply() -> Reply:
-    task = ("Read {what} under src and report, in two sentences, what it does. SUBTASK")
+    task = "Read {what} under src and report, in two sentences, what it does. SUBTASK"
     calls: list[tuple[str, Any]] = [
         ("grep", {"pattern": "TODO_[0-9]+", "path": "src"}),
         ("grep", {"pattern": "TimeoutError", "path": "src"}),
         ("grep", {"pattern": "def handler_5[0-9]\\(", "path": "src"}),
         ("task", {"description": "survey pkg1", "prompt": task.format(what="pkg1")}),
         ("task", {"description": "survey pkg2", "prompt": task.format(what="pkg2")}),
-        ("edit", {"path": "app.py",
-                  "edits": [{"oldText": "RETRIES = 3", "newText": "RETRIES = 5"}]}),
+        (
+            "edit",
+            {"path": "app.py", "edits": [{"oldText": "RETRIES = 3", "newText": "RETRIES = 5"}]},
+        ),
     ]
     return Reply(text="Let me look around first.", tool_calls=calls, delay=TOKEN_DELAY)
 
@@ -77,8 +79,10 @@ def respond(payload: dict[str, Any]) -> Reply:
     users = [m for m in messages if m.get("role") == "user"]
     last = str(users[-1].get("content", "")) if users else ""
     if "SUBTASK" in last:  # a sub-agent: one streamed answer (~1.2 s)
-        return Reply(text="The package holds request handlers; nothing is wrong in it. " * 4,
-                     delay=TOKEN_DELAY)
+        return Reply(
+            text="The package holds request handlers; nothing is wrong in it. " * 4,
+            delay=TOKEN_DELAY,
+        )
     if any(m.get("role") == "tool" for m in messages):
         return text("Done: retries raised to 5.")
     return parent_reply()
@@ -89,8 +93,9 @@ async def one_turn(base_url: str, root: Path, streaming: bool) -> dict[str, floa
     stamps: list[tuple[float, AgentEvent]] = []
     factory = AgentFactory()
     settings = ModelSettings(base_url=base_url, model="fake-model")
-    front = FrontEnd(gate=ApprovalGate("auto"),
-                     on_event=lambda e: stamps.append((time.perf_counter(), e)))
+    front = FrontEnd(
+        gate=ApprovalGate("auto"), on_event=lambda e: stamps.append((time.perf_counter(), e))
+    )
     agent = factory.build(settings=settings, cwd=root, front=front)
     agent.options.stream_dispatch = streaming
     try:
@@ -105,13 +110,15 @@ async def one_turn(base_url: str, root: Path, streaming: bool) -> dict[str, floa
     assert len(ends) == 6, [e.type for _, e in top]
     starts = {e.tool_call_id: t for t, e in top if e.type == "tool_start"}
     names = {e.tool_call_id: e.tool_name for t, e in top if e.type == "tool_start"}
-    durations = {e.tool_call_id: e.duration_ms / 1000 for t, e in top
-                 if e.type == "tool_settled"}
+    durations = {e.tool_call_id: e.duration_ms / 1000 for t, e in top if e.type == "tool_settled"}
     # the ideal: each call runs from the moment it is complete in the stream, for as long as
     # it took here; the edit waits by rule for the stream's end and for the tasks (a
     # sub-agent may touch any file, so the edit keeps its place after them)
-    done = {cid: min(starts[cid], stream_end) + took
-            for cid, took in durations.items() if names[cid] != "edit"}
+    done = {
+        cid: min(starts[cid], stream_end) + took
+        for cid, took in durations.items()
+        if names[cid] != "edit"
+    }
     ideal = max([stream_end, *done.values()])
     for cid, took in durations.items():
         if names[cid] == "edit":
@@ -122,11 +129,13 @@ async def one_turn(base_url: str, root: Path, streaming: bool) -> dict[str, floa
         settled = {e.tool_call_id: t for t, e in top if e.type == "tool_settled"}
         ended = {e.tool_call_id: t for t, e in top if e.type == "tool_end"}
         for cid in starts:
-            print(f"     {names[cid]:5s} ready {starts[cid] - first:6.3f} "
-                  f"wait {1000 * (running[cid] - starts[cid]):6.1f} ms "
-                  f"took {durations[cid]:6.3f} overhead "
-                  f"{1000 * (settled[cid] - running[cid] - durations[cid]):6.1f} ms "
-                  f"end {ended[cid] - first:6.3f}")
+            print(
+                f"     {names[cid]:5s} ready {starts[cid] - first:6.3f} "
+                f"wait {1000 * (running[cid] - starts[cid]):6.1f} ms "
+                f"took {durations[cid]:6.3f} overhead "
+                f"{1000 * (settled[cid] - running[cid] - durations[cid]):6.1f} ms "
+                f"end {ended[cid] - first:6.3f}"
+            )
     return {
         "stream": stream_end - first,
         "turn": max(ends) - first,
@@ -145,18 +154,24 @@ async def streamed_turns(runs: int, files: int) -> None:
                 (root / "app.py").write_text("RETRIES = 3\nTIMEOUT = 10\n", encoding="utf-8")
                 srv.push(*[respond] * 4)
                 rows[mode].append(await one_turn(srv.base_url, root, streaming))
-    print(f"1. streamed turn ({files} files, ~{1 / TOKEN_DELAY:.0f} tokens/s, {runs} runs, "
-          "medians; seconds from the reply's first byte)")
+    print(
+        f"1. streamed turn ({files} files, ~{1 / TOKEN_DELAY:.0f} tokens/s, {runs} runs, "
+        "medians; seconds from the reply's first byte)"
+    )
     med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in rows.items()}
     s, e = med["streaming"], med["reply end"]
     print(f"   stream {s['stream']:.3f}  slowest call {s['slowest']:.3f}")
-    print(f"   dispatch while streaming: {s['turn']:.3f}   ideal {s['ideal']:.3f}   "
-          f"gap {1000 * (s['turn'] - s['ideal']):+.1f} ms "
-          f"({'met' if s['turn'] - s['ideal'] <= 0.005 else 'NOT met'}: within 5 ms)")
+    print(
+        f"   dispatch while streaming: {s['turn']:.3f}   ideal {s['ideal']:.3f}   "
+        f"gap {1000 * (s['turn'] - s['ideal']):+.1f} ms "
+        f"({'met' if s['turn'] - s['ideal'] <= 0.005 else 'NOT met'}: within 5 ms)"
+    )
     gaps = [1000 * (r["turn"] - r["ideal"]) for r in rows["streaming"]]
     print(f"   gaps per run (ms): {', '.join(f'{g:+.1f}' for g in gaps)}")
-    print(f"   dispatch at reply end:    {e['turn']:.3f}   "
-          f"({e['turn'] - s['turn']:+.3f} s, {e['turn'] / s['turn']:.2f}x the streamed turn)")
+    print(
+        f"   dispatch at reply end:    {e['turn']:.3f}   "
+        f"({e['turn'] - s['turn']:+.3f} s, {e['turn'] / s['turn']:.2f}x the streamed turn)"
+    )
 
 
 # ---- 2. start-up -------------------------------------------------------------------------
@@ -181,11 +196,22 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
 
 def initialize_time() -> tuple[float, float]:
     """(wall, CPU) seconds from process start to the `initialize` response read."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "processId": None, "rootUri": None, "capabilities": {}}}).encode()
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": None, "capabilities": {}},
+        }
+    ).encode()
     cpu, t = _cpu(), time.perf_counter()
-    proc = subprocess.Popen([PY, "-m", "ink_ls", "--stdio"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=CODE)
+    proc = subprocess.Popen(
+        [PY, "-m", "ink_ls", "--stdio"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=CODE,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
     proc.stdin.flush()
@@ -208,8 +234,13 @@ def initialize_time() -> tuple[float, float]:
 def startup(runs: int) -> None:
     with FakeModelServer() as srv, tempfile.TemporaryDirectory() as tmp:
         srv.push(*[text("hi")] * (runs + 2))
-        env = dict(os.environ, INK_STATE_DIR=tmp, INK_BASE_URL=srv.base_url,
-                   INK_MODEL="fake-model", INK_API_KEY="bench")
+        env = dict(
+            os.environ,
+            INK_STATE_DIR=tmp,
+            INK_BASE_URL=srv.base_url,
+            INK_MODEL="fake-model",
+            INK_API_KEY="bench",
+        )
         cases: dict[str, Any] = {
             "python -c pass": lambda: timed([PY, "-c", "pass"]),
             "import pygls.lsp.server": lambda: timed([PY, "-c", "import pygls.lsp.server"]),
@@ -221,23 +252,30 @@ def startup(runs: int) -> None:
         for _ in range(runs):  # interleaved, so load changes hit every case alike
             for name, case in cases.items():
                 got[name].append(case())
-    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
-           for k, v in got.items()}
+    med = {
+        k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+        for k, v in got.items()
+    }
     print(f"2. start-up of {CODE} ({runs} runs each, interleaved; medians)")
     for name, (wall, cpu) in med.items():
         print(f"   {name:28s} wall {1000 * wall:7.1f} ms   CPU {1000 * cpu:7.1f} ms")
     pygls_w, pygls_c = med["import pygls.lsp.server"]
     init_w, init_c = med["initialize answered"]
     run_w, run_c = med["ink-ls run (instant model)"]
+
     # on a loaded machine wall time mostly measures the wait for a core: CPU is the steadier
     def met(ok: bool) -> str:
         return "met" if ok else "NOT met"
 
-    print(f"   initialize / bare pygls import: wall {init_w / pygls_w:.2f}x, CPU "
-          f"{init_c / pygls_c:.2f}x (<= 1.3x: wall {met(init_w / pygls_w <= 1.3)}, "
-          f"CPU {met(init_c / pygls_c <= 1.3)})")
-    print(f"   ink-ls run: wall {run_w:.3f} s, CPU {run_c:.3f} s (< 0.25 s: wall "
-          f"{met(run_w < 0.25)}, CPU {met(run_c < 0.25)})")
+    print(
+        f"   initialize / bare pygls import: wall {init_w / pygls_w:.2f}x, CPU "
+        f"{init_c / pygls_c:.2f}x (<= 1.3x: wall {met(init_w / pygls_w <= 1.3)}, "
+        f"CPU {met(init_c / pygls_c <= 1.3)})"
+    )
+    print(
+        f"   ink-ls run: wall {run_w:.3f} s, CPU {run_c:.3f} s (< 0.25 s: wall "
+        f"{met(run_w < 0.25)}, CPU {met(run_c < 0.25)})"
+    )
 
 
 def main() -> None:
@@ -247,8 +285,12 @@ def main() -> None:
     parser.add_argument("--startup-runs", type=int, default=9)
     parser.add_argument("--only", choices=("stream", "startup"))
     parser.add_argument("--detail", action="store_true", help="per-call times of each turn")
-    parser.add_argument("--code", type=Path, default=REPO,
-                        help="checkout whose ink_ls the start-up part runs (default: this one)")
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=REPO,
+        help="checkout whose ink_ls the start-up part runs (default: this one)",
+    )
     args = parser.parse_args()
     global DETAIL, CODE
     DETAIL, CODE = args.detail, args.code.resolve()

@@ -57,8 +57,11 @@ def _servers(repo: Path) -> dict[str, Any]:
     if node and EVERYTHING.is_file():
         servers["everything"] = {"command": node, "args": [str(EVERYTHING), "stdio"]}
     else:
-        servers["hostile"] = {"command": PY, "args": ["-m", "tests.fakes.mcp_hostile"],
-                              "cwd": str(REPO)}
+        servers["hostile"] = {
+            "command": PY,
+            "args": ["-m", "tests.fakes.mcp_hostile"],
+            "cwd": str(REPO),
+        }
     return servers
 
 
@@ -103,8 +106,9 @@ async def overhead(servers: dict[str, Any], root: Path, calls: int) -> None:
             began = time.perf_counter()
             await session.call_tool(remote, {key: f"hi {i}"})
             d = time.perf_counter() - began
-            call = ToolCall(id=f"c{i}", name=f"mcp__{name}__{remote}",
-                            arguments=json.dumps({key: f"hi {i}"}))
+            call = ToolCall(
+                id=f"c{i}", name=f"mcp__{name}__{remote}", arguments=json.dumps({key: f"hi {i}"})
+            )
             began = time.perf_counter()
             [result] = await run_batch([call], env)
             o = time.perf_counter() - began
@@ -117,8 +121,10 @@ async def overhead(servers: dict[str, Any], root: Path, calls: int) -> None:
     o, d = statistics.median(ours), statistics.median(direct)
     print(f"per call ({name} {remote}), median of {calls}:")
     print(f"  ClientSession.call_tool:     {d * 1e6:8.0f} µs")
-    print(f"  through ink-ls (batch):      {o * 1e6:8.0f} µs   overhead {(o - d) * 1e6:.0f} µs "
-          f"(ratio {o / d:.2f})")
+    print(
+        f"  through ink-ls (batch):      {o * 1e6:8.0f} µs   overhead {(o - d) * 1e6:.0f} µs "
+        f"(ratio {o / d:.2f})"
+    )
 
 
 async def main() -> None:

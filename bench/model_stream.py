@@ -27,16 +27,33 @@ from ink_ls.model.client import OpenAIClient
 
 def make_body(chunks: int) -> bytes:
     def ev(delta: dict[str, object], finish: str | None = None) -> str:
-        data = {"id": "x", "object": "chat.completion.chunk",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        data = {
+            "id": "x",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
         return "data: " + json.dumps(data) + "\n\n"
 
     parts = [ev({"role": "assistant", "content": ""})]
     parts += [ev({"content": f"word{i} "}) for i in range(chunks)]
-    parts.append(ev({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
-                                      "function": {"name": "read", "arguments": ""}}]}))
-    parts += [ev({"tool_calls": [{"index": 0, "function": {"arguments": "ab"}}]})
-              for _ in range(chunks // 4)]
+    parts.append(
+        ev(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": ""},
+                    }
+                ]
+            }
+        )
+    )
+    parts += [
+        ev({"tool_calls": [{"index": 0, "function": {"arguments": "ab"}}]})
+        for _ in range(chunks // 4)
+    ]
     parts.append(ev({}, "tool_calls"))
     parts.append('data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}\n\n')
     parts.append("data: [DONE]\n\n")
@@ -49,8 +66,7 @@ def transport(body: bytes) -> httpx.MockTransport:
             yield body[i : i + 4096]
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              content=stream())  # type: ignore[arg-type]
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=stream())  # type: ignore[arg-type]
 
     return httpx.MockTransport(handler)
 

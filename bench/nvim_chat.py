@@ -32,9 +32,24 @@ NVIM = REPO / ".venv" / "bin" / "nvim"
 def run(deltas: int, lines: int) -> dict[str, float]:
     """One run of the Lua side; its figures."""
     out = subprocess.run(
-        [str(NVIM), "--headless", "-u", "NONE", "-i", "NONE", "-n", "-l",
-         str(REPO / "bench" / "nvim_chat.lua"), str(REPO), str(deltas), str(lines)],
-        capture_output=True, text=True, timeout=300, check=True,
+        [
+            str(NVIM),
+            "--headless",
+            "-u",
+            "NONE",
+            "-i",
+            "NONE",
+            "-n",
+            "-l",
+            str(REPO / "bench" / "nvim_chat.lua"),
+            str(REPO),
+            str(deltas),
+            str(lines),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     last = [line for line in out.stdout.splitlines() if line.startswith("{")][-1]
     figures: dict[str, float] = json.loads(last)

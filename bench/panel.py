@@ -80,31 +80,47 @@ def main() -> None:
             Reply(text=long, chunk_size=40, delay=args.delay / 4),
         )
         rc, out = run_node(
-            str(REPO / "bench" / "panel.mjs"), [],
-            {"INK_TEST_WORKSPACE": str(ws), "INK_TEST_MODEL_URL": srv.base_url,
-             "INK_TEST_TMP": tmp},
+            str(REPO / "bench" / "panel.mjs"),
+            [],
+            {
+                "INK_TEST_WORKSPACE": str(ws),
+                "INK_TEST_MODEL_URL": srv.base_url,
+                "INK_TEST_TMP": tmp,
+            },
             timeout=900,
         )
     line = next((x for x in out.splitlines() if x.startswith("RESULT ")), None)
     if rc != 0 or line is None:
         print(out)
         raise SystemExit(f"bench/panel.mjs failed (exit {rc})")
-    r = json.loads(line[len("RESULT "):])
+    r = json.loads(line[len("RESULT ") :])
     print(f"1. {r['deltas']} text deltas in {r['batches']} batches")
-    print(f"   wire → panel DOM: median {r['latencyMedianMs']} ms, p95 {r['latencyP95Ms']} ms, "
-          f"max {r['latencyMaxMs']} ms")
-    print(f"   baseline, extension → webview transit: median {r['transitMedianMs']} ms "
-          f"(ratio {r['latencyMedianMs'] / max(r['transitMedianMs'], 1):.1f}x)")
-    print(f"2. {args.lines}-line answer streamed in {r['streamMs'] / 1000:.1f} s, "
-          f"last line shown: {r['lastLineShown']}, "
-          f"log followed to its end: {r['followedToEnd']}")
-    print(f"   frames: longest gap {r['streamMaxGapMs']:.1f} ms, p99 {r['streamP99GapMs']:.1f} ms, "
-          f"{r['streamGapsOver50']} over 50 ms, {r['streamGapsOver100']} over 100 ms "
-          f"({r['streamFrames']} frames)")
-    print(f"   the panel's own drawing per frame: longest {r['drawMaxMs']:.1f} ms, "
-          f"p99 {r['drawP99Ms']:.1f} ms ({r['draws']} frames drawn)")
-    print(f"   baseline, idle panel: longest gap {r['idleMaxGapMs']:.1f} ms, "
-          f"p99 {r['idleP99GapMs']:.1f} ms ({r['idleFrames']} frames)")
+    print(
+        f"   wire → panel DOM: median {r['latencyMedianMs']} ms, p95 {r['latencyP95Ms']} ms, "
+        f"max {r['latencyMaxMs']} ms"
+    )
+    print(
+        f"   baseline, extension → webview transit: median {r['transitMedianMs']} ms "
+        f"(ratio {r['latencyMedianMs'] / max(r['transitMedianMs'], 1):.1f}x)"
+    )
+    print(
+        f"2. {args.lines}-line answer streamed in {r['streamMs'] / 1000:.1f} s, "
+        f"last line shown: {r['lastLineShown']}, "
+        f"log followed to its end: {r['followedToEnd']}"
+    )
+    print(
+        f"   frames: longest gap {r['streamMaxGapMs']:.1f} ms, p99 {r['streamP99GapMs']:.1f} ms, "
+        f"{r['streamGapsOver50']} over 50 ms, {r['streamGapsOver100']} over 100 ms "
+        f"({r['streamFrames']} frames)"
+    )
+    print(
+        f"   the panel's own drawing per frame: longest {r['drawMaxMs']:.1f} ms, "
+        f"p99 {r['drawP99Ms']:.1f} ms ({r['draws']} frames drawn)"
+    )
+    print(
+        f"   baseline, idle panel: longest gap {r['idleMaxGapMs']:.1f} ms, "
+        f"p99 {r['idleP99GapMs']:.1f} ms ({r['idleFrames']} frames)"
+    )
     ok = r["streamGapsOver100"] == 0 and r["lastLineShown"] and r["followedToEnd"]
     print("target (no frame over 100 ms, whole answer shown):", "met" if ok else "NOT met")
 

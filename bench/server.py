@@ -83,16 +83,30 @@ async def start_server(workspace: Path, base_url: str, state: Path) -> StdioClie
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INK_", "OPENAI_"))}
     env["INK_STATE_DIR"] = str(state)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "ink_ls", "--stdio", "--log-level", "warning",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, cwd=str(REPO), env=env,
+        sys.executable,
+        "-m",
+        "ink_ls",
+        "--stdio",
+        "--log-level",
+        "warning",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=str(REPO),
+        env=env,
     )
     client = StdioClient(proc)
-    await client.request("initialize", {
-        "processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {},
-        "initializationOptions": {"ink": {"model": {"baseUrl": base_url, "model": "bench"},
-                                          "approval": "auto"}},
-    })
+    await client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": workspace.as_uri(),
+            "capabilities": {},
+            "initializationOptions": {
+                "ink": {"model": {"baseUrl": base_url, "model": "bench"}, "approval": "auto"}
+            },
+        },
+    )
     client.notify("initialized", {})
     return client
 
@@ -134,13 +148,16 @@ async def latency(runs: int, workspace: Path, srv: FakeModelServer, state: Path)
         assert run.stop_reason == "completed"
     await model.aclose()
     s, d = statistics.median(served[2:]), statistics.median(direct[2:])
-    print(f"read turn latency, median of {runs}: server {s * 1000:.1f} ms, "
-          f"in-process baseline {d * 1000:.1f} ms, ratio {s / d:.2f}x "
-          f"(+{(s - d) * 1000:.1f} ms for JSON-RPC, updates, progress)")
+    print(
+        f"read turn latency, median of {runs}: server {s * 1000:.1f} ms, "
+        f"in-process baseline {d * 1000:.1f} ms, ratio {s / d:.2f}x "
+        f"(+{(s - d) * 1000:.1f} ms for JSON-RPC, updates, progress)"
+    )
 
 
-async def burst_once(chars: int, workspace: Path, srv: FakeModelServer,
-                     state: Path) -> tuple[int, float, float]:
+async def burst_once(
+    chars: int, workspace: Path, srv: FakeModelServer, state: Path
+) -> tuple[int, float, float]:
     reply = "x" * chars
     client = await start_server(workspace, srv.base_url, state)
     times: list[float] = []
@@ -164,15 +181,18 @@ async def burst_once(chars: int, workspace: Path, srv: FakeModelServer,
     return len(times), server_rate, direct_rate
 
 
-async def burst(chars: int, repeat: int, workspace: Path, srv: FakeModelServer,
-                state: Path) -> None:
+async def burst(
+    chars: int, repeat: int, workspace: Path, srv: FakeModelServer, state: Path
+) -> None:
     rounds = [await burst_once(chars, workspace, srv, state) for _ in range(repeat)]
     n = rounds[0][0]
     server_rate = statistics.median(r[1] for r in rounds)
     direct_rate = statistics.median(r[2] for r in rounds)
-    print(f"burst of {chars} one-character deltas (median of {repeat}): client received "
-          f"{n} ink/session/update, {server_rate:,.0f}/s; in-process baseline "
-          f"{direct_rate:,.0f} text events/s; ratio {server_rate / direct_rate:.2f}")
+    print(
+        f"burst of {chars} one-character deltas (median of {repeat}): client received "
+        f"{n} ink/session/update, {server_rate:,.0f}/s; in-process baseline "
+        f"{direct_rate:,.0f} text events/s; ratio {server_rate / direct_rate:.2f}"
+    )
 
 
 async def main() -> None:

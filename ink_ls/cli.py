@@ -34,10 +34,20 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
 
 def _logging_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--log-file", type=Path, default=default, metavar="FILE",
-                        help="write logs to FILE instead of stderr")
-    parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=default,
-                        help="log level (default: info for the server, warning for run)")
+    parser.add_argument(
+        "--log-file",
+        type=Path,
+        default=default,
+        metavar="FILE",
+        help="write logs to FILE instead of stderr",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        type=str.lower,
+        default=default,
+        help="log level (default: info for the server, warning for run)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,8 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true", help="serve on stdin/stdout (default)")
     mode.add_argument("--tcp", action="store_true", help="serve on a TCP socket")
-    mode.add_argument("--acp", action="store_true",
-                      help="serve the Agent Client Protocol on stdio (Zed, JetBrains, …)")
+    mode.add_argument(
+        "--acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdio (Zed, JetBrains, …)",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
     _logging_options(parser, suppress=False)

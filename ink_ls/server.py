@@ -95,22 +95,40 @@ class InkProtocol(LanguageServerProtocol):
             return None  # a notification or a response
         assert isinstance(msg_id, int | str)
         message_type = self.get_message_type(method)
-        if (message_type is not None and attrs.has(message_type)
-                and "id" not in {a.name for a in attrs.fields(message_type)}):
-            return WireError(INVALID_REQUEST, f"invalid request: {method} is a notification; "
-                             "send it without an id", msg_id)
+        if (
+            message_type is not None
+            and attrs.has(message_type)
+            and "id" not in {a.name for a in attrs.fields(message_type)}
+        ):
+            return WireError(
+                INVALID_REQUEST,
+                f"invalid request: {method} is a notification; send it without an id",
+                msg_id,
+            )
         if method == types.INITIALIZE and self.initialize_seen:
-            return WireError(INVALID_REQUEST, "invalid request: the server is already "
-                             "initialized; initialize may be sent only once", msg_id)
+            return WireError(
+                INVALID_REQUEST,
+                "invalid request: the server is already "
+                "initialized; initialize may be sent only once",
+                msg_id,
+            )
         if self._shutdown and method != types.EXIT:
             code = InkErrorCode.SHUTTING_DOWN if method.startswith("ink/") else INVALID_REQUEST
-            return WireError(int(code), f"the server is shut down: {method} is refused; only "
-                             "exit is accepted", msg_id)
+            return WireError(
+                int(code),
+                f"the server is shut down: {method} is refused; only exit is accepted",
+                msg_id,
+            )
         return None
 
     def send_wire_error(self, error: WireError) -> None:
-        self._send_data({"jsonrpc": "2.0", "id": error.id,
-                         "error": {"code": error.code, "message": error.message}})
+        self._send_data(
+            {
+                "jsonrpc": "2.0",
+                "id": error.id,
+                "error": {"code": error.code, "message": error.message},
+            }
+        )
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:

@@ -51,14 +51,22 @@ from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, S
 log = logging.getLogger(__name__)
 
 MODES = [
-    SessionMode(id="ask", name="Ask",
-                description="File changes and commands ask for your permission"),
+    SessionMode(
+        id="ask", name="Ask", description="File changes and commands ask for your permission"
+    ),
     SessionMode(id="auto", name="Auto", description="Changes and commands run without asking"),
-    SessionMode(id="readonly", name="Read only",
-                description="Reads and searches only; changes and commands are refused"),
+    SessionMode(
+        id="readonly",
+        name="Read only",
+        description="Reads and searches only; changes and commands are refused",
+    ),
 ]
-_STOPS = {"completed": "end_turn", "max_tokens": "max_tokens",
-          "max_iterations": "max_turn_requests", "aborted": "cancelled"}
+_STOPS = {
+    "completed": "end_turn",
+    "max_tokens": "max_tokens",
+    "max_iterations": "max_turn_requests",
+    "aborted": "cancelled",
+}
 
 
 @dataclass
@@ -85,7 +93,8 @@ def _cwd(value: str) -> Path:
     path = Path(value)
     if not path.is_absolute() or not path.is_dir():
         raise RequestError.invalid_params(
-            {"message": f"cwd must be an absolute path of a directory; got {value!r}"})
+            {"message": f"cwd must be an absolute path of a directory; got {value!r}"}
+        )
     return path
 
 
@@ -124,10 +133,13 @@ class InkAcpAgent:
 
     # ---- set-up ----------------------------------------------------------------------------
 
-    async def initialize(self, protocol_version: int,
-                         client_capabilities: ClientCapabilities | None = None,
-                         client_info: Implementation | None = None,
-                         **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
         if client_capabilities is not None:
             self._caps = client_capabilities
         return InitializeResponse(
@@ -143,11 +155,16 @@ class InkAcpAgent:
         # titles and kinds of replayed calls come from the tools themselves
         tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
         session = AcpSession(
-            stored=stored, cwd=cwd, gate=ApprovalGate(self._mode),
+            stored=stored,
+            cwd=cwd,
+            gate=ApprovalGate(self._mode),
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
-            mcp_servers=list(mcp_servers or []), history=list(stored.messages),
-            hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers),
-                                     secret_env=ModelSettings().secret_env_names()))
+            mcp_servers=list(mcp_servers or []),
+            history=list(stored.messages),
+            hub=McpHub.for_workspace(
+                cwd, acp_servers(mcp_servers), secret_env=ModelSettings().secret_env_names()
+            ),
+        )
         old = self._sessions.get(stored.id)
         if old is not None and old.hub is not None:
             self._closing.append(old.hub)
@@ -162,25 +179,28 @@ class InkAcpAgent:
         if session.hub is not None:
             await session.hub.start(mode=self._mode)
 
-    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
-                          **kwargs: Any) -> NewSessionResponse:
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
         root = _cwd(cwd)
         try:
             stored = self._store.create(cwd=root)
         except (SessionError, OSError) as exc:
-            raise RequestError.internal_error({"message": f"cannot create a session: {exc}"}) \
-                from None
+            raise RequestError.internal_error(
+                {"message": f"cannot create a session: {exc}"}
+            ) from None
         await self._start_mcp(self._open(stored, root, mcp_servers))
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
-    async def load_session(self, cwd: str, session_id: str,
-                           mcp_servers: list[Any] | None = None,
-                           **kwargs: Any) -> LoadSessionResponse:
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
         root = _cwd(cwd)
         live = self._sessions.get(session_id)
         if live is not None and live.turn is not None:
             raise RequestError.invalid_request(
-                {"message": f"session {session_id} is running a prompt; cancel it first"})
+                {"message": f"session {session_id} is running a prompt; cancel it first"}
+            )
         try:
             stored = self._store.open(session_id)
         except SessionNotFoundError:
@@ -198,15 +218,18 @@ class InkAcpAgent:
         session = self._sessions.get(session_id)
         if session is None:
             raise RequestError.invalid_params(
-                {"message": f"unknown session {session_id!r}; create or load it first"})
+                {"message": f"unknown session {session_id!r}; create or load it first"}
+            )
         return session
 
-    async def set_session_mode(self, session_id: str, mode_id: str,
-                               **kwargs: Any) -> SetSessionModeResponse:
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
         session = self._session(session_id)
         if mode_id not in ("ask", "auto", "readonly"):
             raise RequestError.invalid_params(
-                {"message": f"unknown mode {mode_id!r}; the modes are ask, auto, readonly"})
+                {"message": f"unknown mode {mode_id!r}; the modes are ask, auto, readonly"}
+            )
         session.gate.mode = mode_id  # type: ignore[assignment]
         self.outbox.post(session_id, update_current_mode(mode_id))
         return SetSessionModeResponse()
@@ -222,7 +245,8 @@ class InkAcpAgent:
         session = self._session(session_id)
         if session.turn is not None:
             raise RequestError.invalid_request(
-                {"message": f"session {session_id} is already running a prompt"})
+                {"message": f"session {session_id} is already running a prompt"}
+            )
         try:
             message = UserMessage(content=prompt_blocks(prompt))
             settings = self._settings()
@@ -231,9 +255,13 @@ class InkAcpAgent:
         session.turn = controller = CancelController()
         try:
             agent = self._factory.build(
-                settings=settings, cwd=session.cwd, front=self._front(session),
-                history=session.history, extra_tools=[PlanTool()],
-                tool_sources=[session.hub] if session.hub is not None else [])
+                settings=settings,
+                cwd=session.cwd,
+                front=self._front(session),
+                history=session.history,
+                extra_tools=[PlanTool()],
+                tool_sources=[session.hub] if session.hub is not None else [],
+            )
             result = await agent.run(message, controller.signal)
         finally:
             session.turn = None
@@ -243,9 +271,13 @@ class InkAcpAgent:
         usage = result.usage
         return PromptResponse(
             stop_reason=_STOPS[result.stop_reason],
-            usage=Usage(total_tokens=usage.input_tokens + usage.output_tokens,
-                        input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                        cached_read_tokens=usage.cache_read_tokens or None))
+            usage=Usage(
+                total_tokens=usage.input_tokens + usage.output_tokens,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cached_read_tokens=usage.cache_read_tokens or None,
+            ),
+        )
 
     def _front(self, session: AcpSession) -> FrontEnd:
         sid = session.stored.id
@@ -260,10 +292,17 @@ class InkAcpAgent:
 
         return FrontEnd(
             gate=session.gate,
-            writer=ClientWriter(session.gate, permissions.change,
-                                client if fs is not None and fs.write_text_file else None, sid),
-            files=(ClientFiles(client, sid) if fs is not None and fs.read_text_file
-                   else FrontEnd().files),
+            writer=ClientWriter(
+                session.gate,
+                permissions.change,
+                client if fs is not None and fs.write_text_file else None,
+                sid,
+            ),
+            files=(
+                ClientFiles(client, sid)
+                if fs is not None and fs.read_text_file
+                else FrontEnd().files
+            ),
             on_event=on_event,
             on_message=session.stored.append,
         )

@@ -23,8 +23,11 @@ def acp_servers(servers: list[Any] | None) -> dict[str, Any]:
     for server in servers or []:
         name = str(getattr(server, "name", "") or "server")
         if getattr(server, "command", None) is not None:
-            out[name] = {"command": server.command, "args": list(server.args or []),
-                         "env": _pairs(server.env)}
+            out[name] = {
+                "command": server.command,
+                "args": list(server.args or []),
+                "env": _pairs(server.env),
+            }
         elif getattr(server, "type", None) == "http":
             out[name] = {"url": server.url, "headers": _pairs(server.headers)}
         else:

@@ -26,13 +26,19 @@ OPTIONS = [
     PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
     PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
 ]
-_CHOICES: dict[str, Choice] = {"allow_once": "allow_once", "allow_always": "allow_always",
-                               "reject": "reject"}
+_CHOICES: dict[str, Choice] = {
+    "allow_once": "allow_once",
+    "allow_always": "allow_always",
+    "reject": "reject",
+}
 
 
 class PermissionClient(Protocol):
     async def request_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption],
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
         **kwargs: Any,
     ) -> RequestPermissionResponse: ...
 
@@ -40,8 +46,9 @@ class PermissionClient(Protocol):
 class Permissions:
     """Asks the client on behalf of one session."""
 
-    def __init__(self, client: Callable[[], PermissionClient], outbox: Outbox,
-                 session_id: str) -> None:
+    def __init__(
+        self, client: Callable[[], PermissionClient], outbox: Outbox, session_id: str
+    ) -> None:
         self._client = client
         self._outbox = outbox
         self._session_id = session_id
@@ -49,7 +56,8 @@ class Permissions:
     async def _ask(self, tool_call: ToolCallUpdate) -> Choice | None:
         await self._outbox.flush()  # the client knows the tool call before it is asked about it
         response = await self._client().request_permission(
-            session_id=self._session_id, tool_call=tool_call, options=OPTIONS)
+            session_id=self._session_id, tool_call=tool_call, options=OPTIONS
+        )
         outcome = response.outcome
         if isinstance(outcome, AllowedOutcome):
             return _CHOICES.get(outcome.option_id)
@@ -61,16 +69,28 @@ class Permissions:
             raw: Any = json.loads(question.detail)
         except ValueError:
             raw = question.detail
-        return await self._ask(ToolCallUpdate(
-            tool_call_id=question.tool_call_id, title=question.title,
-            kind="execute" if question.kind == "command" else "other",
-            status="pending", raw_input=raw))
+        return await self._ask(
+            ToolCallUpdate(
+                tool_call_id=question.tool_call_id,
+                title=question.title,
+                kind="execute" if question.kind == "command" else "other",
+                status="pending",
+                raw_input=raw,
+            )
+        )
 
-    async def change(self, path: Path, old_text: str | None, new_text: str, tool_name: str,
-                     tool_call_id: str) -> Choice | None:
+    async def change(
+        self, path: Path, old_text: str | None, new_text: str, tool_name: str, tool_call_id: str
+    ) -> Choice | None:
         """The writer's question: this change, shown as a diff."""
         verb = "Create" if old_text is None else "Edit"
-        return await self._ask(ToolCallUpdate(
-            tool_call_id=tool_call_id, title=f"{verb} {path}", kind="edit", status="pending",
-            content=[tool_diff_content(str(path), new_text, old_text)],
-            locations=[ToolCallLocation(path=str(path))]))
+        return await self._ask(
+            ToolCallUpdate(
+                tool_call_id=tool_call_id,
+                title=f"{verb} {path}",
+                kind="edit",
+                status="pending",
+                content=[tool_diff_content(str(path), new_text, old_text)],
+                locations=[ToolCallLocation(path=str(path))],
+            )
+        )

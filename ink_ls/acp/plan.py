@@ -20,14 +20,17 @@ class PlanEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     content: str = Field(min_length=1, description="What this step does, in a few words.")
     status: Literal["pending", "in_progress", "completed"] = Field(
-        default="pending", description="Where this step stands.")
+        default="pending", description="Where this step stands."
+    )
     priority: Literal["high", "medium", "low"] = Field(
-        default="medium", description="How much this step matters.")
+        default="medium", description="How much this step matters."
+    )
 
 
 class PlanParams(ToolParams):
     entries: list[PlanEntry] = Field(
-        min_length=1, description="The whole plan, every step, in order (it replaces the last).")
+        min_length=1, description="The whole plan, every step, in order (it replaces the last)."
+    )
 
 
 class PlanTool(Tool[PlanParams]):

@@ -60,6 +60,7 @@ def _path_arg(args: dict[str, Any] | None, cwd: Path) -> Path | None:
 
 def describer(tools: ToolRegistry, cwd: Path) -> Describe:
     """Titles and kinds from the session's tools (for calls replayed from history)."""
+
     def describe(name: str, args: dict[str, Any] | None) -> tuple[str, ToolKind]:
         tool = tools.get(name)
         if tool is None:
@@ -105,8 +106,9 @@ def plan_update(args: dict[str, Any] | None) -> SessionUpdate | None:
         params = PlanParams.model_validate(args or {})
     except ValueError:
         return None
-    return update_plan(plan_entry(e.content, priority=e.priority, status=e.status)
-                       for e in params.entries)
+    return update_plan(
+        plan_entry(e.content, priority=e.priority, status=e.status) for e in params.entries
+    )
 
 
 class UpdateMapper:
@@ -123,8 +125,12 @@ class UpdateMapper:
                 return []  # a sub-agent's text is not the answer
             return [update_agent_message_text(event.text)]
         if isinstance(event, ToolStartEvent):
-            return self._start(event.tool_call_id, event.tool_name, event.arguments,
-                               (event.title or event.tool_name, event.kind))
+            return self._start(
+                event.tool_call_id,
+                event.tool_name,
+                event.arguments,
+                (event.title or event.tool_name, event.kind),
+            )
         if isinstance(event, ToolRunningEvent):
             if event.tool_call_id in self._plans:
                 return []
@@ -132,25 +138,38 @@ class UpdateMapper:
         if isinstance(event, ToolEndEvent):
             if event.tool_call_id in self._plans:
                 return []
-            return [update_tool_call(
-                event.tool_call_id,
-                status="failed" if event.is_error else "completed",
-                content=result_content(event.content, event.display),
-            )]
+            return [
+                update_tool_call(
+                    event.tool_call_id,
+                    status="failed" if event.is_error else "completed",
+                    content=result_content(event.content, event.display),
+                )
+            ]
         return []
 
-    def _start(self, call_id: str, name: str, args: dict[str, Any] | None,
-               described: tuple[str, ToolKind] | None = None) -> list[SessionUpdate]:
+    def _start(
+        self,
+        call_id: str,
+        name: str,
+        args: dict[str, Any] | None,
+        described: tuple[str, ToolKind] | None = None,
+    ) -> list[SessionUpdate]:
         if name == PLAN_TOOL:
             plan = plan_update(args)
             if plan is not None:
                 self._plans.add(call_id)
                 return [plan]
         title, kind = described or self._describe(name, args)
-        return [start_tool_call(
-            call_id, title, kind=kind, status="pending",
-            locations=_locations(name, args, self.cwd), raw_input=args,
-        )]
+        return [
+            start_tool_call(
+                call_id,
+                title,
+                kind=kind,
+                status="pending",
+                locations=_locations(name, args, self.cwd),
+                raw_input=args,
+            )
+        ]
 
     def replay(self, history: list[Message]) -> list[SessionUpdate]:
         """The stored conversation as the updates a client shows (`session/load`)."""
@@ -158,9 +177,13 @@ class UpdateMapper:
         for message in history:
             if isinstance(message, UserMessage):
                 for block in message.content:
-                    out.append(update_user_message(
-                        image_block(block.data, block.mime_type) if isinstance(block, ImageBlock)
-                        else text_block(block.text)))
+                    out.append(
+                        update_user_message(
+                            image_block(block.data, block.mime_type)
+                            if isinstance(block, ImageBlock)
+                            else text_block(block.text)
+                        )
+                    )
             elif isinstance(message, AssistantMessage):
                 if message.text:
                     out.append(update_agent_message_text(message.text))
@@ -169,15 +192,20 @@ class UpdateMapper:
                         args = json.loads(call.arguments)
                     except ValueError:
                         args = None
-                    out.extend(self._start(call.id, call.name,
-                                           args if isinstance(args, dict) else None))
+                    out.extend(
+                        self._start(call.id, call.name, args if isinstance(args, dict) else None)
+                    )
             elif isinstance(message, ToolResultMessage):
                 for entry in message.results:
                     if entry.tool_call_id in self._plans:
                         continue
-                    out.append(update_tool_call(
-                        entry.tool_call_id, status="failed" if entry.is_error else "completed",
-                        content=_blocks(entry.content)))
+                    out.append(
+                        update_tool_call(
+                            entry.tool_call_id,
+                            status="failed" if entry.is_error else "completed",
+                            content=_blocks(entry.content),
+                        )
+                    )
         return out
 
 
@@ -201,6 +229,8 @@ def prompt_blocks(blocks: list[Any]) -> list[ContentBlock]:
         elif kind == "resource_link":
             out.append(TextBlock(text=f"[referenced: {block.uri}]"))
         else:
-            raise ValueError(f"prompt content of type {kind!r} is not supported "
-                             "(text, image, resource and resource_link are)")
+            raise ValueError(
+                f"prompt content of type {kind!r} is not supported "
+                "(text, image, resource and resource_link are)"
+            )
     return out

@@ -44,9 +44,7 @@ from ink_ls.core.messages import Usage
 from ink_ls.core.signal import CancelController, CancelSignal
 from ink_ls.core.tool import FileWriter, SubagentRunner
 
-MAX_TURNS_NOTE = (
-    "\n\n[The sub-agent stopped at its turn limit; this answer may be incomplete.]"
-)
+MAX_TURNS_NOTE = "\n\n[The sub-agent stopped at its turn limit; this answer may be incomplete.]"
 MAX_TOKENS_NOTE = (
     "\n\n[The sub-agent's answer was cut at the output-token limit; it may be incomplete.]"
 )

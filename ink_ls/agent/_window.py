@@ -75,5 +75,3 @@ class Slot:
             self.released = True
             if self.budget is not None:
                 self.budget.release()
-
-

@@ -128,8 +128,10 @@ class ApprovalGate:
                 return GateBlock("policy", "approval mode is readonly: commands are not run")
             command = getattr(request.args, "command", None)
             command = command if isinstance(command, str) else None
-            title = f"Run command: {command}" if command is not None else (
-                f"Run {tool.name} {_describe_args(request)}"
+            title = (
+                f"Run command: {command}"
+                if command is not None
+                else (f"Run {tool.name} {_describe_args(request)}")
             )
             return await self._ask(request, "command", title, signal, command=command)
         touched = {os.path.realpath(p) for p in access.reads | access.writes}

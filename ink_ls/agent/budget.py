@@ -91,5 +91,3 @@ class ConcurrencyBudget:
                 fut.set_result(True)
                 return True
         return False
-
-

@@ -82,9 +82,7 @@ def summary_message(summary: str) -> UserMessage:
 
 
 def is_summary(message: Message) -> bool:
-    return isinstance(message, UserMessage) and text_of(message.content).startswith(
-        SUMMARY_HEADER
-    )
+    return isinstance(message, UserMessage) and text_of(message.content).startswith(SUMMARY_HEADER)
 
 
 def compacted_view(history: Sequence[Message], summary: str, kept: int) -> list[Message]:
@@ -105,8 +103,9 @@ def choose_cut(history: Sequence[Message], keep_tokens: int) -> int | None:
 
     A boundary is a user or assistant message (never tool results, which must follow their
     calls), at index 1 or later (something must be summarised)."""
-    boundaries = [i for i in range(1, len(history))
-                  if not isinstance(history[i], ToolResultMessage)]
+    boundaries = [
+        i for i in range(1, len(history)) if not isinstance(history[i], ToolResultMessage)
+    ]
     if not boundaries:
         return None
     tail = 0
@@ -234,13 +233,23 @@ class Compactor:
         kept = len(history) - cut
         after = compacted_view(history, summary, kept)
         tokens_after = fixed_tokens + sum(estimate_message(m) for m in after)
-        return Compaction(summary=summary, kept=kept, reason=reason,
-                          tokens_before=tokens_before, tokens_after=tokens_after,
-                          usage=reply.usage, seconds=loop.time() - started)
+        return Compaction(
+            summary=summary,
+            kept=kept,
+            reason=reason,
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            usage=reply.usage,
+            seconds=loop.time() - started,
+        )
 
 
 def describe(compaction: Compaction) -> dict[str, Any]:
     """The record a session file stores for a compaction (see `sessions.store`)."""
-    return {"summary": compaction.summary, "kept": compaction.kept,
-            "reason": compaction.reason, "tokensBefore": compaction.tokens_before,
-            "tokensAfter": compaction.tokens_after}
+    return {
+        "summary": compaction.summary,
+        "kept": compaction.kept,
+        "reason": compaction.reason,
+        "tokensBefore": compaction.tokens_before,
+        "tokensAfter": compaction.tokens_after,
+    }

@@ -34,8 +34,9 @@ from ink_ls.model.base import Model
 
 log = logging.getLogger(__name__)
 
-_LIMIT = re.compile(r"(?:maximum context length|context window|context length)\D{0,20}(\d{3,9})",
-                    re.IGNORECASE)
+_LIMIT = re.compile(
+    r"(?:maximum context length|context window|context length)\D{0,20}(\d{3,9})", re.IGNORECASE
+)
 
 CompactionSink = Callable[[Compaction], None]
 
@@ -97,8 +98,11 @@ class ConversationContext:
 
     def _announce(self, added: list[InstructionFile]) -> None:
         if added:
-            self._emit(InstructionsEvent(paths=[str(f.path) for f in added],
-                                         truncated=any(f.truncated for f in added)))
+            self._emit(
+                InstructionsEvent(
+                    paths=[str(f.path) for f in added], truncated=any(f.truncated for f in added)
+                )
+            )
 
     def system(self, base: str) -> str:
         """The system prompt with the loaded project instructions appended."""
@@ -113,7 +117,10 @@ class ConversationContext:
         return context_tokens(history, system, schemas)
 
     async def before_request(
-        self, history: list[Message], system: str, schemas: Sequence[dict[str, Any]],
+        self,
+        history: list[Message],
+        system: str,
+        schemas: Sequence[dict[str, Any]],
         signal: CancelSignal,
     ) -> None:
         """Compact first when the request would pass the threshold. A failed summary is
@@ -130,8 +137,12 @@ class ConversationContext:
             log.warning("%s", exc)
 
     async def overflow(
-        self, history: list[Message], system: str, schemas: Sequence[dict[str, Any]],
-        signal: CancelSignal, error: str = "",
+        self,
+        history: list[Message],
+        system: str,
+        schemas: Sequence[dict[str, Any]],
+        signal: CancelSignal,
+        error: str = "",
     ) -> bool:
         """The endpoint refused the request as too long: learn the real window (from the
         error's "maximum context length is N", else a quarter under what was sent), compact
@@ -146,38 +157,70 @@ class ConversationContext:
             self.window = self.compactor.window = max(learned, 1024)
         tokens = max(sent, self.window)
         try:
-            return await self.compact(history, system, schemas, signal, "overflow",
-                                      tokens) is not None
+            return (
+                await self.compact(history, system, schemas, signal, "overflow", tokens) is not None
+            )
         except CompactionError:
             return False
 
     async def compact(
-        self, history: list[Message], system: str, schemas: Sequence[dict[str, Any]],
-        signal: CancelSignal, reason: CompactReason, tokens: int | None = None,
+        self,
+        history: list[Message],
+        system: str,
+        schemas: Sequence[dict[str, Any]],
+        signal: CancelSignal,
+        reason: CompactReason,
+        tokens: int | None = None,
     ) -> Compaction | None:
         """Summarise the older part of `history` (in place). None: nothing to summarise."""
         if self.compactor is None:
             raise CompactionError("the context window is unknown; nothing to compact against")
         before = tokens if tokens is not None else self.tokens(history, system, schemas)
-        self._emit(CompactionEvent(phase="start", reason=reason, tokens_before=before,
-                                   context_window=self.window))
+        self._emit(
+            CompactionEvent(
+                phase="start", reason=reason, tokens_before=before, context_window=self.window
+            )
+        )
         try:
             result = await self.compactor.compact(
-                history, fixed_tokens=estimate_fixed(system, schemas), tokens_before=before,
-                reason=reason, signal=signal,
+                history,
+                fixed_tokens=estimate_fixed(system, schemas),
+                tokens_before=before,
+                reason=reason,
+                signal=signal,
             )
         except CompactionError as exc:
-            self._emit(CompactionEvent(phase="failed", reason=reason, tokens_before=before,
-                                       context_window=self.window, error=str(exc)))
+            self._emit(
+                CompactionEvent(
+                    phase="failed",
+                    reason=reason,
+                    tokens_before=before,
+                    context_window=self.window,
+                    error=str(exc),
+                )
+            )
             raise
         except BaseException:
-            self._emit(CompactionEvent(phase="failed", reason=reason, tokens_before=before,
-                                       context_window=self.window, error="cancelled"))
+            self._emit(
+                CompactionEvent(
+                    phase="failed",
+                    reason=reason,
+                    tokens_before=before,
+                    context_window=self.window,
+                    error="cancelled",
+                )
+            )
             raise
         if result is None:
-            self._emit(CompactionEvent(phase="failed", reason=reason, tokens_before=before,
-                                       context_window=self.window,
-                                       error="nothing older than the latest turn to summarise"))
+            self._emit(
+                CompactionEvent(
+                    phase="failed",
+                    reason=reason,
+                    tokens_before=before,
+                    context_window=self.window,
+                    error="nothing older than the latest turn to summarise",
+                )
+            )
             return None
         summarized = len(history) - result.kept
         history[:] = compacted_view(history, result.summary, result.kept)
@@ -185,10 +228,17 @@ class ConversationContext:
             self.on_compaction(result)
         except Exception:
             log.exception("compaction listener failed")
-        self._emit(CompactionEvent(
-            phase="end", reason=reason, tokens_before=before, tokens_after=result.tokens_after,
-            context_window=self.window, summarized_messages=summarized,
-            kept_messages=result.kept, duration_ms=round(result.seconds * 1000, 3),
-            usage=result.usage,
-        ))
+        self._emit(
+            CompactionEvent(
+                phase="end",
+                reason=reason,
+                tokens_before=before,
+                tokens_after=result.tokens_after,
+                context_window=self.window,
+                summarized_messages=summarized,
+                kept_messages=result.kept,
+                duration_ms=round(result.seconds * 1000, 3),
+                usage=result.usage,
+            )
+        )
         return result

@@ -28,6 +28,7 @@ limit (`max_tokens`), the turn limit was reached, a cancel, or a failure."""
 
 class ToolStartEvent(BaseModel):
     """A call is registered (it may still wait for a slot or a barrier)."""
+
     model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_start"] = "tool_start"
@@ -44,6 +45,7 @@ class ToolStartEvent(BaseModel):
 
 class ToolRunningEvent(BaseModel):
     """A call really starts executing (after validation, the gate and a free slot)."""
+
     model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_running"] = "tool_running"
@@ -67,6 +69,7 @@ class ToolProgressEvent(BaseModel):
 
 class ToolSettledEvent(BaseModel):
     """A call finished; emitted at once, in completion order (for the UI)."""
+
     model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_settled"] = "tool_settled"
@@ -81,6 +84,7 @@ class ToolSettledEvent(BaseModel):
 
 class ToolEndEvent(BaseModel):
     """A call's result, delivered in call order."""
+
     model_config = ConfigDict(defer_build=True)
 
     type: Literal["tool_end"] = "tool_end"
@@ -104,6 +108,7 @@ class TextDeltaEvent(BaseModel):
 
 class MessageEndEvent(BaseModel):
     """An assistant message is complete and entered history."""
+
     model_config = ConfigDict(defer_build=True)
 
     type: Literal["message_end"] = "message_end"

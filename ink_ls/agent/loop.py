@@ -144,8 +144,12 @@ class Agent:
         # every agent of a process the same one.
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
         self.context = ConversationContext(
-            model, window=options.context_window, threshold=options.compact_threshold,
-            emit=self._emit, on_compaction=on_compaction, instructions=instructions,
+            model,
+            window=options.context_window,
+            threshold=options.compact_threshold,
+            emit=self._emit,
+            on_compaction=on_compaction,
+            instructions=instructions,
         )
         self._started = False
         self._running = False
@@ -264,7 +268,8 @@ class Agent:
             except ModelContextLengthError as exc:  # before any byte: nothing started
                 try:
                     compacted = not retried and await self.context.overflow(
-                        self.history, system, schemas, signal, exc.body_excerpt)
+                        self.history, system, schemas, signal, exc.body_excerpt
+                    )
                 except CompactionCancelledError:
                     return "aborted", text, usage, None
                 if not compacted:
@@ -358,8 +363,11 @@ class Agent:
         else:
             system = self.context.system(self.options.system_prompt)
             tokens = self.context.tokens(self.history, system, self.tools.schemas())
-        self._emit(MessageEndEvent(message=reply, context_tokens=tokens,
-                                   context_window=self.context.window))
+        self._emit(
+            MessageEndEvent(
+                message=reply, context_tokens=tokens, context_window=self.context.window
+            )
+        )
 
     async def _stream(
         self, request: ModelRequest, signal: CancelSignal, batch: Batch
@@ -396,9 +404,7 @@ class Agent:
                 raise _Aborted("".join(parts)) from None
             raise
 
-    def _synthesize(
-        self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]
-    ) -> None:
+    def _synthesize(self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]) -> None:
         """Close calls that will not run: tool_start/tool_end each, one toolResult message."""
         results = [make(c) for c in calls]
         for call, r in zip(calls, results, strict=True):

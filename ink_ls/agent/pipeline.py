@@ -176,9 +176,7 @@ def _invalid_text(name: str, errors: str) -> str:
     return f"Error: invalid arguments for {name} — {errors}. Fix the arguments and retry."
 
 
-def start_event(
-    call: ToolCall, tools: ToolRegistry, decoded: object, cwd: Path
-) -> ToolStartEvent:
+def start_event(call: ToolCall, tools: ToolRegistry, decoded: object, cwd: Path) -> ToolStartEvent:
     """The `tool_start` of a call, titled and kinded by its tool (its name for an unknown one)."""
     args = arguments_object(decoded)
     tool = tools.get(call.name)

@@ -279,7 +279,9 @@ class Batch:
             approved.append((i, prepared))
         if known is not None and approved:
             early = [
-                (i, p) for i in chunk if i < self._prefix
+                (i, p)
+                for i in chunk
+                if i < self._prefix
                 if isinstance(p := known.prepared[i], PreparedCall)
             ]
             self._deps = dependencies(early + approved, known.access)

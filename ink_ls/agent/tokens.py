@@ -62,9 +62,7 @@ def estimate_fixed(system: str, tools: Sequence[dict[str, Any]]) -> int:
     return estimate_text(system) + estimate_text(json.dumps(list(tools)))
 
 
-def context_tokens(
-    history: Sequence[Message], system: str, tools: Sequence[dict[str, Any]]
-) -> int:
+def context_tokens(history: Sequence[Message], system: str, tools: Sequence[dict[str, Any]]) -> int:
     """Tokens the next request holds: the latest reported reply's input + output plus an
     estimate of the messages after it, else an estimate of everything."""
     for index in range(len(history) - 1, -1, -1):

@@ -68,8 +68,9 @@ def atomic_write_text(path: Path | str, text: str) -> Path:
         raise _error(exc, target, "could not inspect it") from None
     if old is not None and not stat.S_ISREG(old.st_mode):
         code = errno.EISDIR if stat.S_ISDIR(old.st_mode) else errno.EINVAL
-        raise FileWriteError(code, f"{target} is not a regular file; nothing was written",
-                             str(target))
+        raise FileWriteError(
+            code, f"{target} is not a regular file; nothing was written", str(target)
+        )
     data = text.encode("utf-8")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     # a new file gets the mode `open(path, "w")` would give it (0666 minus the umask)
@@ -122,5 +123,6 @@ def _error(exc: OSError, target: Path, what: str | None) -> FileWriteError:
     reason = exc.strerror or str(exc)
     if what:
         reason += f" ({what})"
-    return FileWriteError(exc.errno or 0, f"{reason}; {target.name} was left unchanged",
-                          str(target))
+    return FileWriteError(
+        exc.errno or 0, f"{reason}; {target.name} was left unchanged", str(target)
+    )

@@ -28,6 +28,7 @@ ContentBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
 
 class ToolCall(BaseModel):
     """One tool call as the model sent it. `arguments` is the raw JSON text (may be invalid)."""
+
     model_config = ConfigDict(defer_build=True)
 
     id: str
@@ -70,6 +71,7 @@ class AssistantMessage(BaseModel):
 
 class ToolResultEntry(BaseModel):
     """One call's result as it enters history: no display, no timings."""
+
     model_config = ConfigDict(defer_build=True)
 
     tool_call_id: str
@@ -80,15 +82,14 @@ class ToolResultEntry(BaseModel):
 
 class ToolResultMessage(BaseModel):
     """All results of one batch, in call order, appended after the whole batch."""
+
     model_config = ConfigDict(defer_build=True)
 
     role: Literal["toolResult"] = "toolResult"
     results: list[ToolResultEntry]
 
 
-Message = Annotated[
-    UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")
-]
+Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
 
 
 def text_of(blocks: list[ContentBlock]) -> str:
@@ -98,5 +99,3 @@ def text_of(blocks: list[ContentBlock]) -> str:
 
 def user_text(text: str) -> UserMessage:
     return UserMessage(content=[TextBlock(text=text)])
-
-

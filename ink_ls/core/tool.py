@@ -344,9 +344,7 @@ class ToolRegistry:
 
     def without(self, *names: str) -> ToolRegistry:
         """The same tools and sources, less `names` (own tools only: sources stay whole)."""
-        return ToolRegistry(
-            (t for t in self._own.values() if t.name not in names), self._sources
-        )
+        return ToolRegistry((t for t in self._own.values() if t.name not in names), self._sources)
 
     def schemas(self) -> list[dict[str, Any]]:
         """`{name, description, parameters}` for every tool, in registration order."""

@@ -39,8 +39,10 @@ SHORT_ANSWER = 280
 MESSAGE_LIMIT = 2000
 
 EXPLAIN = "Explain what the selected code does and anything surprising in it. Change nothing."
-ASK_SELECTION = ("The selected text is my request (for example a comment saying what to do, or "
-                 "a question): do what it asks.")
+ASK_SELECTION = (
+    "The selected text is my request (for example a comment saying what to do, or "
+    "a question): do what it asks."
+)
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,9 @@ class ActionSpec:
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
 
 
-def code_actions(uri: str, rng: dict[str, Any], diagnostics: list[dict[str, Any]]
-                 ) -> list[ActionSpec]:
+def code_actions(
+    uri: str, rng: dict[str, Any], diagnostics: list[dict[str, Any]]
+) -> list[ActionSpec]:
     """`Ink: fix this problem` per diagnostic, then `Ink: explain this`, `Ink: ask about this…`.
 
     Without a selection (a cursor) they are about the cursor's line."""
@@ -65,7 +68,8 @@ def code_actions(uri: str, rng: dict[str, Any], diagnostics: list[dict[str, Any]
         ActionSpec(
             title=f"Ink: fix this problem ({_short(d.get('message', ''))})",
             arguments={"prompt": _fix_prompt(d), "uri": uri, "range": d.get("range", rng)},
-            kind="quickfix", diagnostics=[d],
+            kind="quickfix",
+            diagnostics=[d],
         )
         for d in diagnostics
     ]
@@ -83,8 +87,10 @@ def _fix_prompt(diagnostic: dict[str, Any]) -> str:
     source = diagnostic.get("source")
     code = diagnostic.get("code")
     origin = " ".join(str(x) for x in (source, code) if x)
-    return (f"Fix this problem{f' ({origin})' if origin else ''} reported in the selected "
-            f"code: {diagnostic.get('message', '')}")
+    return (
+        f"Fix this problem{f' ({origin})' if origin else ''} reported in the selected "
+        f"code: {diagnostic.get('message', '')}"
+    )
 
 
 def is_short(text: str) -> bool:
@@ -92,8 +98,12 @@ def is_short(text: str) -> bool:
 
 
 def _tool_lines(messages: list[Message]) -> list[str]:
-    return [f"- `{call.name}` {call.arguments}" for m in messages
-            if isinstance(m, AssistantMessage) for call in m.tool_calls]
+    return [
+        f"- `{call.name}` {call.arguments}"
+        for m in messages
+        if isinstance(m, AssistantMessage)
+        for call in m.tool_calls
+    ]
 
 
 class CommandTurns:
@@ -114,9 +124,11 @@ class CommandTurns:
         if session.turn is not None or self._tasks:  # one command turn at a time
             raise session_busy(session.session_id)
         params = SessionPromptParams(
-            session_id=session.session_id, prompt=prompt,
+            session_id=session.session_id,
+            prompt=prompt,
             text_document=TextDocumentIdentifier(uri=args.uri) if args.uri else None,
-            range=args.range)
+            range=args.range,
+        )
         before = len(session.messages)
         task = asyncio.get_running_loop().create_task(self._run(session, params, before))
         self._tasks.add(task)
@@ -142,8 +154,9 @@ class CommandTurns:
     def _message(self, kind: lsp.MessageKind, text: str) -> None:
         self.host.client.notify(SHOW_MESSAGE, lsp.user_message_params(text, kind))
 
-    async def _deliver(self, session: LiveSession, prompt: str, result: SessionPromptResult,
-                       turn: list[Message]) -> None:
+    async def _deliver(
+        self, session: LiveSession, prompt: str, result: SessionPromptResult, turn: list[Message]
+    ) -> None:
         if result.stop_reason == "cancelled":
             self._message("warning", "Ink: cancelled")
             return
@@ -158,7 +171,8 @@ class CommandTurns:
         if self.host.features.show_document:
             try:
                 shown = await self.host.client.request(
-                    SHOW_DOCUMENT, lsp.show_document_params(path_to_uri(path)))
+                    SHOW_DOCUMENT, lsp.show_document_params(path_to_uri(path))
+                )
                 if isinstance(shown, dict) and shown.get("success"):
                     return
             except Exception as exc:  # fall back to the message
@@ -166,8 +180,9 @@ class CommandTurns:
         text = answer if len(answer) <= MESSAGE_LIMIT else answer[: MESSAGE_LIMIT - 1] + "…"
         self._message("info", f"Ink: {text}\n(transcript: {path})")
 
-    def _write_transcript(self, session: LiveSession, prompt: str, answer: str,
-                          turn: list[Message]) -> Path:
+    def _write_transcript(
+        self, session: LiveSession, prompt: str, answer: str, turn: list[Message]
+    ) -> Path:
         """Append this turn to the session's markdown transcript; returns its path."""
         self.transcripts.mkdir(parents=True, exist_ok=True)
         path = self.transcripts / f"{session.session_id}.md"
@@ -180,4 +195,3 @@ class CommandTurns:
         with open(path, "a", encoding="utf-8") as fh:
             fh.write("".join(parts))
         return path
-

@@ -36,17 +36,28 @@ async def compact_session(
     model = factory.acquire_model(settings)
     try:
         turn.token = await host.progress_token(params.work_done_token, session, turn.turn_id)
-        reporter = TurnReporter(host.client, session_id=session.session_id,
-                                turn_id=turn.turn_id, cwd=host.cwd,
-                                progress_token=turn.token, session_usage=session.usage)
-        reporter.progress({"kind": "begin", "title": "Ink", "cancellable": True,
-                           "message": "compacting the conversation"})
+        reporter = TurnReporter(
+            host.client,
+            session_id=session.session_id,
+            turn_id=turn.turn_id,
+            cwd=host.cwd,
+            progress_token=turn.token,
+            session_usage=session.usage,
+        )
+        reporter.progress(
+            {
+                "kind": "begin",
+                "title": "Ink",
+                "cancellable": True,
+                "message": "compacting the conversation",
+            }
+        )
         gate = ApprovalGate("readonly", MessagePrompter(host.client, host.features))
         agent = await host.agent(session, reporter, gate, DiskWriter(), model)  # no tools run
         context = agent.context
-        before = context.tokens(session.messages,
-                                context.system(agent.options.system_prompt),
-                                agent.tools.schemas())
+        before = context.tokens(
+            session.messages, context.system(agent.options.system_prompt), agent.tools.schemas()
+        )
         outcome = "done"
         try:
             done = await agent.compact(turn.controller.signal)
@@ -60,9 +71,12 @@ async def compact_session(
             outcome = "nothing to compact"
         reporter.progress({"kind": "end", "message": outcome})
         return SessionCompactResult(
-            session_id=session.session_id, compacted=done is not None,
-            tokens_before=before, tokens_after=done.tokens_after if done else before,
-            context_window=context.window or 0, cancelled=outcome == "cancelled",
+            session_id=session.session_id,
+            compacted=done is not None,
+            tokens_before=before,
+            tokens_after=done.tokens_after if done else before,
+            context_window=context.window or 0,
+            cancelled=outcome == "cancelled",
         )
     finally:
         await factory.release_model(settings, current=host.settings.model)

@@ -40,8 +40,10 @@ def split_context(message: str) -> AskedFrom:
         return AskedFrom(message)
     first, last = match["first"], match["last"]
     return AskedFrom(
-        match["prompt"], match["path"],
-        int(first) if first else None, int(last) if last else None,
+        match["prompt"],
+        match["path"],
+        int(first) if first else None,
+        int(last) if last else None,
     )
 
 

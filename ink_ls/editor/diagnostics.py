@@ -90,8 +90,10 @@ def report(problems: list[Diagnostic], shown: str) -> str:
     """The block appended to an edit's result (capped)."""
     if not problems:
         return f"[The editor reports no new errors or warnings in {shown} after this change.]"
-    head = (f"[The editor reports {len(problems)} new problem(s) in {shown} after this change "
-            "(errors and warnings that were not there before):]")
+    head = (
+        f"[The editor reports {len(problems)} new problem(s) in {shown} after this change "
+        "(errors and warnings that were not there before):]"
+    )
     lines = [describe(d, shown) for d in problems[:CAP]]
     if len(problems) > CAP:
         lines.append(f"[… {len(problems) - CAP} more; call the diagnostics tool to see all]")
@@ -101,8 +103,9 @@ def report(problems: list[Diagnostic], shown: str) -> str:
 class EditorDiagnostics:
     """Asks the editor for diagnostics and notices when they change."""
 
-    def __init__(self, client: EditorClient, *, settle: float = SETTLE,
-                 quiet: float = QUIET) -> None:
+    def __init__(
+        self, client: EditorClient, *, settle: float = SETTLE, quiet: float = QUIET
+    ) -> None:
         self._client = client
         self.settle = settle
         self.quiet = quiet
@@ -123,8 +126,9 @@ class EditorDiagnostics:
             if event is not None:
                 event.set()
 
-    async def fetch(self, paths: list[Path] | None, *,
-                    load: bool = False) -> dict[str, FileDiagnostics]:
+    async def fetch(
+        self, paths: list[Path] | None, *, load: bool = False
+    ) -> dict[str, FileDiagnostics]:
         """The client's diagnostics by real path (every file it knows when `paths` is None).
         With `load` the client loads files it has not open, so their language servers see
         them (after a change: the new text is what matters)."""
@@ -159,8 +163,9 @@ class EditorDiagnostics:
         """The change count of `path` now (pass it to `after_change`)."""
         return self._counts.get(_key(path), 0)
 
-    async def after_change(self, path: Path, mark: int, read: Callable[[], str], *,
-                           watched: bool) -> Snapshot:
+    async def after_change(
+        self, path: Path, mark: int, read: Callable[[], str], *, watched: bool
+    ) -> Snapshot:
         """The file's diagnostics once settled after a change (see the module doc), with the
         file's text read then (the editor's copy may catch up with the change late)."""
         key = _key(path)

@@ -58,8 +58,9 @@ def with_diagnostics(tool: AnyTool, diagnostics: EditorDiagnostics) -> AnyTool:
     change introduced, as the editor reports them once they settle."""
     base: type[Any] = type(tool)
 
-    async def execute(self: Any, args: Any, signal: CancelSignal,
-                      context: ToolContext) -> ToolResult:
+    async def execute(
+        self: Any, args: Any, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
         path = Path(args.path)
         path = path if path.is_absolute() else context.cwd / path
         before = await diagnostics.snapshot(path, _read(path, context))
@@ -67,8 +68,9 @@ def with_diagnostics(tool: AnyTool, diagnostics: EditorDiagnostics) -> AnyTool:
         result: ToolResult = await base.execute(self, args, signal, context)
         if result.is_error or signal.cancelled:
             return result
-        after = await diagnostics.after_change(path, mark, lambda: _read(path, context),
-                                               watched=before.watched)
+        after = await diagnostics.after_change(
+            path, mark, lambda: _read(path, context), watched=before.watched
+        )
         if not (before.watched or after.watched):
             return result  # nothing in the editor reports on this file: say nothing
         note = report(introduced(before, after), _shown(path, context.cwd))
@@ -112,8 +114,9 @@ class DiagnosticsTool(Tool[DiagnosticsParams]):
         path = Path(args.path)
         return Access(reads=frozenset({path if path.is_absolute() else cwd / path}))
 
-    async def execute(self, args: DiagnosticsParams, signal: CancelSignal,
-                      context: ToolContext) -> ToolResult:
+    async def execute(
+        self, args: DiagnosticsParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
         paths = None
         if args.path is not None:
             path = Path(args.path)
@@ -123,8 +126,10 @@ class DiagnosticsTool(Tool[DiagnosticsParams]):
         total = 0
         for item in sorted(items.values(), key=lambda i: i.uri):
             file = uri_to_path(item.uri)
-            problems = sorted((d for d in item.diagnostics if is_problem(d)),
-                              key=lambda d: (d.range.start.line, d.range.start.character))
+            problems = sorted(
+                (d for d in item.diagnostics if is_problem(d)),
+                key=lambda d: (d.range.start.line, d.range.start.character),
+            )
             if file is None or not problems:
                 continue
             total += len(problems)
@@ -145,8 +150,7 @@ def editor_tools(tools: ToolRegistry, diagnostics: EditorDiagnostics | None) -> 
     when the client offers diagnostics; else `tools` unchanged."""
     if diagnostics is None:
         return tools
-    out = ToolRegistry(with_diagnostics(t, diagnostics) if t.name in CHECKED else t
-                       for t in tools)
+    out = ToolRegistry(with_diagnostics(t, diagnostics) if t.name in CHECKED else t for t in tools)
     if out.get(DiagnosticsTool.name) is None:
         out.register(DiagnosticsTool(diagnostics))
     return out

@@ -166,8 +166,7 @@ class Host:
     async def tools(self) -> ToolsResult:
         """Built-in tools, then the MCP servers' (starting them if they are not yet)."""
         hub = await self.mcp.start(self.settings)
-        own = editor_tools(self.deps.factory.tools(self.cwd, self.settings.model),
-                           self.diagnostics)
+        own = editor_tools(self.deps.factory.tools(self.cwd, self.settings.model), self.diagnostics)
         registry = ToolRegistry(list(own), [hub])
         servers = {t.name: t.server_name for t in hub.tools_of_all()}
         return ToolsResult(
@@ -218,14 +217,21 @@ class Host:
         for turn in turns:
             turn.controller.cancel("server shutting down")
         if turns:
-            await asyncio.wait([asyncio.ensure_future(t.done.wait()) for t in turns],
-                               timeout=timeout)
+            await asyncio.wait(
+                [asyncio.ensure_future(t.done.wait()) for t in turns], timeout=timeout
+            )
         await self.close_models()
         await self.mcp.close()
 
-    async def agent(self, session: LiveSession, reporter: TurnReporter, gate: Gate,
-                     writer: FileWriter, model: Model,
-                     sources: Sequence[ToolSource] = ()) -> Agent:
+    async def agent(
+        self,
+        session: LiveSession,
+        reporter: TurnReporter,
+        gate: Gate,
+        writer: FileWriter,
+        model: Model,
+        sources: Sequence[ToolSource] = (),
+    ) -> Agent:
         """The agent of one turn (or of an on-demand compaction) of `session`; `sources` are
         the MCP servers whose tools join the turn."""
         settings = self.settings.model
@@ -254,8 +260,9 @@ class Host:
 
     # ---- prompt ---------------------------------------------------------------------------------
 
-    async def progress_token(self, given: str | int | None, session: LiveSession,
-                              turn_id: str) -> str | int | None:
+    async def progress_token(
+        self, given: str | int | None, session: LiveSession, turn_id: str
+    ) -> str | int | None:
         if given is not None:
             return given
         if not self.features.work_done_progress:
@@ -313,15 +320,27 @@ class Host:
             prompt = prompt_with_context(params, self.documents, self.cwd)
             # every question the user must answer shows as "waiting for approval" in progress
             prompter = WatchedPrompter(MessagePrompter(self.client, self.features), reporter)
-            gate = ApprovalGate(settings.approval, prompter, settings.approval_timeout,
-                                always_allowed=session.always_allowed)
+            gate = ApprovalGate(
+                settings.approval,
+                prompter,
+                settings.approval_timeout,
+                always_allowed=session.always_allowed,
+            )
             writer = ApprovingWriter(
-                self.client, self.features, self.documents, self.cwd, settings.approval,
-                prompter, settings.approval_timeout, session.always_allowed, watch=reporter,
+                self.client,
+                self.features,
+                self.documents,
+                self.cwd,
+                settings.approval,
+                prompter,
+                settings.approval_timeout,
+                session.always_allowed,
+                watch=reporter,
             )
             factory = self.deps.factory
-            confirm = yes_no(prompter, timeout=settings.approval_timeout,
-                             signal=turn.controller.signal)
+            confirm = yes_no(
+                prompter, timeout=settings.approval_timeout, signal=turn.controller.signal
+            )
             hub = await self.mcp.start(settings, confirm)
             model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)

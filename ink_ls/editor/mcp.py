@@ -39,9 +39,15 @@ class EditorMcp:
         return McpStatusResult(
             servers=[
                 McpServerInfo(
-                    name=s.name, origin=s.origin, transport=s.transport,
-                    target=s.target, state=s.state, error=s.error,
-                    tools=s.tools, skipped=s.skipped, trusted=s.trusted,
+                    name=s.name,
+                    origin=s.origin,
+                    transport=s.transport,
+                    target=s.target,
+                    state=s.state,
+                    error=s.error,
+                    tools=s.tools,
+                    skipped=s.skipped,
+                    trusted=s.trusted,
                     start_ms=round(s.start_ms, 1) if s.start_ms is not None else None,
                 )
                 for s in hub.status()

@@ -54,9 +54,7 @@ class MessagePrompter:
         self._features = features
 
     async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
-        params = lsp.show_message_request(
-            question_message(question), action_items(self._features)
-        )
+        params = lsp.show_message_request(question_message(question), action_items(self._features))
         # an extra member for our plugins only: lets a chat view show the question on the call
         # it is about (protocol.md, Approvals); eglot 1.9 fails a request with an unknown key
         if self._features.ink_plugin:

@@ -59,8 +59,9 @@ def replay_updates(
             asked = split_context(text_of(message.content))
             context = None
             if asked.path is not None:
-                context = PromptContext(path=asked.path, first_line=asked.first_line,
-                                        last_line=asked.last_line)
+                context = PromptContext(
+                    path=asked.path, first_line=asked.first_line, last_line=asked.last_line
+                )
             out.append(UserMessageChunk(content=TextContent(text=asked.prompt), context=context))
         elif isinstance(message, AssistantMessage):
             usage = usage.add(message.usage)
@@ -68,12 +69,14 @@ def replay_updates(
                 out.append(AgentMessageChunk(content=TextContent(text=message.text)))
             for call in message.tool_calls:
                 start = start_event(call, tools, decode_arguments(call.arguments), cwd)
-                out.append(ToolCallRegistered(
-                    tool_call_id=call.id,
-                    title=start.title,
-                    kind=start.kind,
-                    raw_input=start.arguments or {},
-                ))
+                out.append(
+                    ToolCallRegistered(
+                        tool_call_id=call.id,
+                        title=start.title,
+                        kind=start.kind,
+                        raw_input=start.arguments or {},
+                    )
+                )
         elif isinstance(message, ToolResultMessage):
             for result in message.results:
                 items: list[ToolCallContent] = []
@@ -81,18 +84,22 @@ def replay_updates(
                     if isinstance(block, TextBlock):
                         items.append(ContentItem(content=TextContent(text=block.text)))
                     elif isinstance(block, ImageBlock):
-                        items.append(ContentItem(content=ImageContent(
-                            data=block.data, mime_type=block.mime_type)))
-                out.append(ToolCallUpdate(
-                    tool_call_id=result.tool_call_id,
-                    status="failed" if result.is_error else "completed",
-                    phase="delivered",
-                    content=items,
-                    raw_output={"isError": result.is_error, "text": text_of(result.content)},
-                ))
+                        items.append(
+                            ContentItem(
+                                content=ImageContent(data=block.data, mime_type=block.mime_type)
+                            )
+                        )
+                out.append(
+                    ToolCallUpdate(
+                        tool_call_id=result.tool_call_id,
+                        status="failed" if result.is_error else "completed",
+                        phase="delivered",
+                        content=items,
+                        raw_output={"isError": result.is_error, "text": text_of(result.content)},
+                    )
+                )
     if usage.input_tokens or usage.output_tokens:
-        out.append(UsageUpdate(input_tokens=usage.input_tokens,
-                               output_tokens=usage.output_tokens))
+        out.append(UsageUpdate(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens))
     return out
 
 
@@ -106,6 +113,7 @@ def replay(
         )
         client.notify(SESSION_UPDATE, params.dump())
     return SessionLoadResult(
-        session_id=session.session_id, title=session.title,
+        session_id=session.session_id,
+        title=session.title,
         message_count=len(session.messages),
     )

@@ -110,8 +110,13 @@ class SessionBook:
         except SessionError:
             raise session_not_found(session_id) from None
         session = LiveSession(
-            session_id, stored.title, stamp(stored.created_at), now(), list(stored.messages),
-            stored=stored, usage=stored.totals,
+            session_id,
+            stored.title,
+            stamp(stored.created_at),
+            now(),
+            list(stored.messages),
+            stored=stored,
+            usage=stored.totals,
         )
         session.turns = sum(1 for m in stored.messages if m.role == "user")
         self.live[session_id] = session
@@ -123,17 +128,26 @@ class SessionBook:
     def infos(self) -> list[SessionInfo]:
         """This workspace's sessions (live and stored), most recently updated first."""
         infos = [
-            SessionInfo(session_id=s.session_id, title=s.title, created_at=s.created_at,
-                        updated_at=s.updated_at, running=s.turn is not None)
+            SessionInfo(
+                session_id=s.session_id,
+                title=s.title,
+                created_at=s.created_at,
+                updated_at=s.updated_at,
+                running=s.turn is not None,
+            )
             for s in self.live.values()
         ]
         for info in self.store.list() if self.store is not None else []:
             if info.id in self.live or info.cwd not in (None, str(self.cwd)):
                 continue
             infos.append(
-                SessionInfo(session_id=info.id, title=info.title,
-                            created_at=stamp(info.created_at),
-                            updated_at=stamp(info.updated_at), running=False)
+                SessionInfo(
+                    session_id=info.id,
+                    title=info.title,
+                    created_at=stamp(info.created_at),
+                    updated_at=stamp(info.updated_at),
+                    running=False,
+                )
             )
         infos.sort(key=lambda i: i.updated_at, reverse=True)
         return infos

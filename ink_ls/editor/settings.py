@@ -41,9 +41,7 @@ def _model_field_names() -> dict[str, str]:
     return names
 
 
-def _parse_model(
-    raw: object, base: ModelSettings, problems: list[str]
-) -> ModelSettings:
+def _parse_model(raw: object, base: ModelSettings, problems: list[str]) -> ModelSettings:
     if raw is None:
         return base
     if not isinstance(raw, Mapping):
@@ -110,5 +108,6 @@ def parse_settings(
             problems.append("mcpServers: must be an object of servers")
     known = {"model", "approval", "approvalTimeoutSeconds", "mcpServers"}
     problems += [f"{key}: unknown setting" for key in raw if key not in known]
-    return InkSettings(model=model, approval=approval, approval_timeout=timeout,
-                       mcp_servers=mcp_servers), problems
+    return InkSettings(
+        model=model, approval=approval, approval_timeout=timeout, mcp_servers=mcp_servers
+    ), problems

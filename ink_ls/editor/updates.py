@@ -123,9 +123,7 @@ class TurnReporter:
             self.progress(lsp.progress_report(f"waiting for approval: {waiting}"))
             return
         title = self._titles.get(call_id, "tool")
-        self.progress(
-            lsp.progress_report(f"{title} — {self._settled} of {self._registered} done")
-        )
+        self.progress(lsp.progress_report(f"{title} — {self._settled} of {self._registered} done"))
 
     def on_event(self, event: AgentEvent) -> None:
         """The `EventSink` of the turn's agent."""
@@ -151,8 +149,12 @@ class TurnReporter:
             )
         elif isinstance(event, ToolRunningEvent):
             self.send(
-                ToolCallUpdate(tool_call_id=event.tool_call_id, status="in_progress",
-                               phase="running", parent_tool_call_id=event.parent_tool_call_id)
+                ToolCallUpdate(
+                    tool_call_id=event.tool_call_id,
+                    status="in_progress",
+                    phase="running",
+                    parent_tool_call_id=event.parent_tool_call_id,
+                )
             )
             self._report(event.tool_call_id)
         elif isinstance(event, ToolProgressEvent):

@@ -83,8 +83,15 @@ class ApprovingWriter:
             return str(path)
 
     def build_edit(
-        self, path: Path, base: str | None, new_text: str, version: int | None, label: str,
-        *, tool_call_id: str, approved: bool = False,
+        self,
+        path: Path,
+        base: str | None,
+        new_text: str,
+        version: int | None,
+        label: str,
+        *,
+        tool_call_id: str,
+        approved: bool = False,
     ) -> dict[str, Any]:
         """A `WorkspaceEdit` replacing the whole document `base` by `new_text`, annotated with
         the call's id (`approved`: the annotation does not ask a generic client to confirm)."""
@@ -129,14 +136,24 @@ class ApprovingWriter:
         label = f"ink: {tool_name} {rel} ({tool_call_id})"
         key = f"{tool_name}:change"
         try:
-            if not approved and not self.features.reviews_apply_edit and (
-                key not in self.always_allowed
+            if (
+                not approved
+                and not self.features.reviews_apply_edit
+                and (key not in self.always_allowed)
             ):
                 await self._ask(tool_name, tool_call_id, rel, base, new_text, key, signal)
                 # the user may have typed while we asked: never replace their text
                 self._check_unchanged(path, doc.version if doc else None, base, disk_before)
-            await self._apply(path, base, new_text, doc.version if doc else None, label, signal,
-                              approved=approved, tool_call_id=tool_call_id)
+            await self._apply(
+                path,
+                base,
+                new_text,
+                doc.version if doc else None,
+                label,
+                signal,
+                approved=approved,
+                tool_call_id=tool_call_id,
+            )
         except WaitInterruptedError as exc:
             raise ChangeRejectedError("user", exc.reason) from None
         now = self.documents.get(path)

@@ -23,7 +23,9 @@ def _ask_args(args: tuple[Any, ...]) -> AskCommandArgs:
     if len(args) != 1:
         raise JsonRpcException(
             f"invalid params: {methods.COMMAND_ASK} takes one argument (an object with prompt, "
-            f"uri, range; or the prompt as a string), got {len(args)}", INVALID_PARAMS)
+            f"uri, range; or the prompt as a string), got {len(args)}",
+            INVALID_PARAMS,
+        )
     first = args[0]
     return validate(AskCommandArgs, {"prompt": first} if isinstance(first, str) else first)
 
@@ -55,7 +57,8 @@ def register(server: LanguageServer, state: ServerState) -> None:
                 diagnostics=[converter.structure(d, types.Diagnostic) for d in spec.diagnostics]
                 or None,
                 command=types.Command(
-                    title=spec.title, command=methods.COMMAND_ASK, arguments=[spec.arguments]),
+                    title=spec.title, command=methods.COMMAND_ASK, arguments=[spec.arguments]
+                ),
             )
             for spec in code_actions(uri, rng, diagnostics)
         ]

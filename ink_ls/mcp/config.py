@@ -48,6 +48,7 @@ class ServerConfig:
 DEFAULT_START_TIMEOUT = 30.0
 """Seconds a server gets to start and list its tools."""
 
+
 def user_config_path() -> Path:
     """`$XDG_CONFIG_HOME/ink-ls/mcp.json` (default `~/.config/ink-ls/mcp.json`)."""
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
@@ -108,9 +109,12 @@ def parse_server(
                 raise ValueError('"url" must be a non-empty string')
             headers = _string_map(raw.get("headers", {}), '"headers"')
             config = ServerConfig(
-                name, origin, url=_expand(url, env, missing),
+                name,
+                origin,
+                url=_expand(url, env, missing),
                 headers={k: _expand(v, env, missing) for k, v in headers.items()},
-                trusted=trusted, shown=url,
+                trusted=trusted,
+                shown=url,
             )
         else:
             command = raw["command"]
@@ -123,17 +127,26 @@ def parse_server(
                 raise ValueError('"cwd" must be a string')
             cwd = root / _expand(cwd_raw, env, missing) if cwd_raw else root
             config = ServerConfig(
-                name, origin, command=_expand(command, env, missing),
+                name,
+                origin,
+                command=_expand(command, env, missing),
                 args=tuple(_expand(a, env, missing) for a in args),
                 env={k: _expand(v, env, missing) for k, v in server_env.items()},
-                cwd=cwd, trusted=trusted, shown=" ".join([command, *args]),
+                cwd=cwd,
+                trusted=trusted,
+                shown=" ".join([command, *args]),
             )
     except ValueError as exc:
         return ServerConfig(name, origin, error=str(exc)), problems
     if missing:
         names = ", ".join(f"${{{m}}}" for m in dict.fromkeys(missing))
-        config = ServerConfig(name, origin, shown=config.shown, trusted=config.trusted,
-                              error=f"references {names}, which is not set")
+        config = ServerConfig(
+            name,
+            origin,
+            shown=config.shown,
+            trusted=config.trusted,
+            error=f"references {names}, which is not set",
+        )
     return config, problems
 
 
@@ -174,9 +187,7 @@ def read_file(path: Path, origin: Origin, *, root: Path) -> tuple[list[ServerCon
     return configs, [f"{path}: {p}" for p in problems]
 
 
-def load_configs(
-    workspace: Path, editor: object = None
-) -> tuple[list[ServerConfig], list[str]]:
+def load_configs(workspace: Path, editor: object = None) -> tuple[list[ServerConfig], list[str]]:
     """All servers for `workspace`: user file, then `.mcp.json`, then the editor's settings;
     a later source replaces an earlier server of the same name."""
     by_name: dict[str, ServerConfig] = {}

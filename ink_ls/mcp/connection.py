@@ -127,8 +127,9 @@ class ServerConnection:
                 async with contextlib.AsyncExitStack() as stack:
                     read, write = await stack.enter_async_context(self._transport())
                     session = await stack.enter_async_context(
-                        ClientSession(read, write, message_handler=self._on_message,
-                                      client_info=CLIENT_INFO)
+                        ClientSession(
+                            read, write, message_handler=self._on_message, client_info=CLIENT_INFO
+                        )
                     )
                     await session.initialize()
                     self.tools = await _list_tools(session)
@@ -157,7 +158,9 @@ class ServerConnection:
         # each start gets a fresh file: its tail explains this start's failure, not an older one
         self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         params = StdioServerParameters(
-            command=config.command, args=list(config.args), env={**env, **config.env},
+            command=config.command,
+            args=list(config.args),
+            env={**env, **config.env},
             cwd=config.cwd,
         )
         return stdio_client(params, errlog=self._stderr)
@@ -213,8 +216,11 @@ class ServerConnection:
         try:
             self.tools = await _list_tools(session)
         except Exception as exc:
-            log.warning("MCP server %s: listing tools after a change failed: %s",
-                        self.config.name, _describe(exc))
+            log.warning(
+                "MCP server %s: listing tools after a change failed: %s",
+                self.config.name,
+                _describe(exc),
+            )
             return
         self._on_change()
 
@@ -296,4 +302,3 @@ def _describe(exc: BaseException) -> str:
         return f"cannot run the command: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
     text = str(exc) or type(exc).__name__
     return text
-

@@ -164,8 +164,11 @@ class McpHub:
             self._changed()
 
     async def _workspace_allowed(self, mode: Mode, confirm: Confirm | None) -> bool:
-        workspace = [c for c in self.servers.values()
-                     if c.config.origin == "workspace" and c.state == "stopped"]
+        workspace = [
+            c
+            for c in self.servers.values()
+            if c.config.origin == "workspace" and c.state == "stopped"
+        ]
         if not workspace or mode == "auto" or self._allowed:
             return True
         names = ", ".join(c.config.name for c in workspace)
@@ -198,8 +201,7 @@ class McpHub:
 
     async def close(self) -> None:
         """Stop every server (their processes end)."""
-        await asyncio.gather(*(c.stop() for c in self.servers.values()),
-                             return_exceptions=True)
+        await asyncio.gather(*(c.stop() for c in self.servers.values()), return_exceptions=True)
         self._changed()
 
     # ---- status ---------------------------------------------------------------------------------
@@ -212,11 +214,18 @@ class McpHub:
             error = conn.error
             if name in self._held and conn.state == "stopped":
                 state, error = "not started", self._held[name]
-            out.append(ServerStatus(
-                name=name, origin=config.origin, transport=config.transport,
-                target=config.shown, state=state, error=error,
-                tools=[t.name for t in self.tools_of(name)],
-                skipped=list(self._skipped.get(name, [])),
-                trusted=config.trusted, start_ms=conn.started_ms,
-            ))
+            out.append(
+                ServerStatus(
+                    name=name,
+                    origin=config.origin,
+                    transport=config.transport,
+                    target=config.shown,
+                    state=state,
+                    error=error,
+                    tools=[t.name for t in self.tools_of(name)],
+                    skipped=list(self._skipped.get(name, [])),
+                    trusted=config.trusted,
+                    start_ms=conn.started_ms,
+                )
+            )
         return out

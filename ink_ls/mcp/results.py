@@ -77,8 +77,11 @@ def cap_text(text: str) -> str:
     limit = f"{MAX_LINES} line limit" if len(kept) == MAX_LINES else "50KB limit"
     shown = f"lines 1-{len(kept)} of {len(lines)}" if kept else f"nothing of {len(lines)} lines"
     path = _save(text)
-    where = (f"Full output: {path}; read it with the read tool." if path
-             else "The full output could not be saved.")
+    where = (
+        f"Full output: {path}; read it with the read tool."
+        if path
+        else "The full output could not be saved."
+    )
     return "\n".join(kept) + f"\n[output cut: showing {shown} ({limit}). {where}]"
 
 

@@ -115,14 +115,20 @@ class McpTool(Tool[McpArgs]):
                 self.remote.name, args.model_dump(), signal, on_progress
             )
         except ServerGoneError as exc:
-            return _failed(f'Error: MCP server "{server}" is not available: {exc}. '
-                           "It is started again on the next call of its tools.")
+            return _failed(
+                f'Error: MCP server "{server}" is not available: {exc}. '
+                "It is started again on the next call of its tools."
+            )
         except CallCancelledError as exc:
-            return _failed(f"Cancelled ({exc}); the MCP server {server} was told to stop the "
-                           "call (notifications/cancelled).")
+            return _failed(
+                f"Cancelled ({exc}); the MCP server {server} was told to stop the "
+                "call (notifications/cancelled)."
+            )
         except MCPError as exc:
-            return _failed(f'Error: MCP server "{server}" answered the call with an error: '
-                           f"{exc.message} (code {exc.code})")
+            return _failed(
+                f'Error: MCP server "{server}" answered the call with an error: '
+                f"{exc.message} (code {exc.code})"
+            )
         return to_tool_result(result)
 
 

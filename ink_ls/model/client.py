@@ -152,7 +152,10 @@ class OpenAIClient:
         for attempt in range(1, attempts + 1):
             log.debug(
                 "POST %s model=%s messages=%d attempt=%d",
-                self._url, self.settings.model, len(body["messages"]), attempt,
+                self._url,
+                self.settings.model,
+                len(body["messages"]),
+                attempt,
             )
             try:
                 await self._once(body, headers, key, put)
@@ -161,14 +164,21 @@ class OpenAIClient:
                 if attempt == attempts:
                     raise _after_attempts(retry.error, attempts) from None
                 if retry.retry_after is not None and retry.retry_after > MAX_RETRY_AFTER:
-                    raise _with_note(retry.error, (
-                        f" (the endpoint asked to retry after {retry.retry_after:.0f} s, "
-                        "longer than ink-ls waits)"
-                    )) from None
+                    raise _with_note(
+                        retry.error,
+                        (
+                            f" (the endpoint asked to retry after {retry.retry_after:.0f} s, "
+                            "longer than ink-ls waits)"
+                        ),
+                    ) from None
                 delay = self._backoff(attempt, retry.retry_after)
                 log.warning(
                     "model request to %s failed (%s); retrying in %.1f s (retry %d of %d)",
-                    self.settings.base_url, retry.short, delay, attempt, attempts - 1,
+                    self.settings.base_url,
+                    retry.short,
+                    delay,
+                    attempt,
+                    attempts - 1,
                 )
                 await self._sleep(delay)
 
@@ -205,9 +215,12 @@ class OpenAIClient:
                     if _handle(event.data, assembler, put, key):
                         return
                 if not got_bytes:
-                    raise _Retryable(ModelProtocolError(
-                        f"the model endpoint at {self.settings.base_url} sent an empty reply"
-                    ), "empty reply")
+                    raise _Retryable(
+                        ModelProtocolError(
+                            f"the model endpoint at {self.settings.base_url} sent an empty reply"
+                        ),
+                        "empty reply",
+                    )
                 raise ModelProtocolError(
                     "the model stream ended before it was complete (no [DONE]); "
                     "the reply was discarded"
@@ -227,11 +240,14 @@ class OpenAIClient:
                 raise ModelTransportError(
                     f"the connection to the model endpoint dropped mid-reply ({detail})"
                 ) from None
-            raise _Retryable(ModelTransportError(
-                f"cannot reach the model endpoint at {self.settings.base_url} ({detail}); start "
-                "a server there (e.g. `ollama serve`) or set INK_BASE_URL (or --base-url) to "
-                "your OpenAI-compatible endpoint"
-            ), detail) from None
+            raise _Retryable(
+                ModelTransportError(
+                    f"cannot reach the model endpoint at {self.settings.base_url} ({detail}); "
+                    "start a server there (e.g. `ollama serve`) or set INK_BASE_URL "
+                    "(or --base-url) to your OpenAI-compatible endpoint"
+                ),
+                detail,
+            ) from None
 
     def _status_error(self, resp: httpx.Response, raw: bytes, key: str | None) -> Exception:
         status = resp.status_code
@@ -240,7 +256,8 @@ class OpenAIClient:
         where = f"the model endpoint at {self.settings.base_url}"
         if is_context_length_error(status, text):
             return ModelContextLengthError(
-                status, short,
+                status,
+                short,
                 f"the conversation no longer fits the model's context window "
                 f"(HTTP {status}: {short}); start a new session",
             )
@@ -249,14 +266,16 @@ class OpenAIClient:
             return _Retryable(error, f"HTTP {status}", parse_retry_after(resp.headers))
         hint = ""
         if 300 <= status < 400:
-            hint = (f"; it redirects to {resp.headers.get('location', '(no location)')}: "
-                    "set the base URL to the final address")
+            hint = (
+                f"; it redirects to {resp.headers.get('location', '(no location)')}: "
+                "set the base URL to the final address"
+            )
         elif status in (401, 403):
             hint = "; check the API key (INK_API_KEY, or the variable named by --api-key-env)"
         elif status == 404:
             hint = (
                 f"; check the base URL (it usually ends in /v1) and the model name "
-                f"\"{self.settings.model}\""
+                f'"{self.settings.model}"'
             )
         return ModelHTTPError(status, short, f"{where} answered HTTP {status}: {short}{hint}")
 
@@ -305,8 +324,12 @@ def _whole_reply(raw: bytes, key: str | None) -> AssistantMessage:
             f"the model endpoint sent a reply that is not a chat completion: {excerpt(raw, key)}"
         ) from None
     assembler = StreamAssembler(secret=key)
-    assembler.feed({"choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}],
-                    "usage": data.get("usage")})
+    assembler.feed(
+        {
+            "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}],
+            "usage": data.get("usage"),
+        }
+    )
     return assembler.finish()
 
 

@@ -186,13 +186,17 @@ def decode(body: bytes) -> dict[str, Any] | WireError:
     except RecursionError:
         return WireError(PARSE_ERROR, f"parse error: nested deeper than {MAX_DEPTH} levels")
     except json.JSONDecodeError as exc:
-        return WireError(PARSE_ERROR, "parse error: the message is not valid JSON (line "
-                         f"{exc.lineno}, column {exc.colno})")
+        return WireError(
+            PARSE_ERROR,
+            f"parse error: the message is not valid JSON (line {exc.lineno}, column {exc.colno})",
+        )
     if _too_deep(data):
         return WireError(PARSE_ERROR, f"parse error: nested deeper than {MAX_DEPTH} levels")
     if isinstance(data, list):
-        return WireError(INVALID_REQUEST, "invalid request: batches (JSON arrays) are not "
-                         "supported; send one message per frame")
+        return WireError(
+            INVALID_REQUEST,
+            "invalid request: batches (JSON arrays) are not supported; send one message per frame",
+        )
     if not isinstance(data, dict):
         return WireError(INVALID_REQUEST, "invalid request: a message must be a JSON object")
     msg_id = data.get("id")

@@ -101,9 +101,7 @@ def show_message_request(
 
 
 def progress_begin(title: str, message: str, *, cancellable: bool = True) -> dict[str, Any]:
-    return to_json(
-        lsp.WorkDoneProgressBegin(title=title, message=message, cancellable=cancellable)
-    )
+    return to_json(lsp.WorkDoneProgressBegin(title=title, message=message, cancellable=cancellable))
 
 
 def progress_report(message: str) -> dict[str, Any]:
@@ -130,8 +128,11 @@ def show_message_params(message: str, *, warning: bool = True) -> dict[str, Any]
 
 
 MessageKind = Literal["error", "warning", "info"]
-_MESSAGE_TYPES = {"error": lsp.MessageType.Error, "warning": lsp.MessageType.Warning,
-                  "info": lsp.MessageType.Info}
+_MESSAGE_TYPES = {
+    "error": lsp.MessageType.Error,
+    "warning": lsp.MessageType.Warning,
+    "info": lsp.MessageType.Info,
+}
 
 
 def user_message_params(message: str, kind: MessageKind) -> dict[str, Any]:

@@ -125,6 +125,8 @@ class SessionCompactResult(WireModel):
     tokens_after: int
     context_window: int
     cancelled: bool = False
+
+
 class SessionLoadParams(WireModel):
     session_id: str
 

@@ -29,9 +29,11 @@ def context_line(event: InstructionsEvent | CompactionEvent, cwd: Path | None) -
         return f"compacting the conversation ({event.tokens_before:,} tokens)…"
     if event.phase == "failed":
         return f"compaction failed: {event.error}"
-    return (f"compacted the conversation: {event.tokens_before:,} → {event.tokens_after:,} "
-            f"tokens ({event.summarized_messages} messages summarised, {event.kept_messages} "
-            "kept)")
+    return (
+        f"compacted the conversation: {event.tokens_before:,} → {event.tokens_after:,} "
+        f"tokens ({event.summarized_messages} messages summarised, {event.kept_messages} "
+        "kept)"
+    )
 
 
 class Meter:
@@ -65,7 +67,9 @@ class Meter:
         cached = f" ({turn.cache_read_tokens:,} cached)" if turn.cache_read_tokens else ""
         parts = [f"{turn.input_tokens:,} tokens in{cached}, {turn.output_tokens:,} out"]
         if self.context_tokens is not None and self.context_window:
-            parts.append(f"context {self.context_tokens:,} of {self.context_window:,} "
-                         f"({share(self.context_tokens, self.context_window)} %)")
+            parts.append(
+                f"context {self.context_tokens:,} of {self.context_window:,} "
+                f"({share(self.context_tokens, self.context_window)} %)"
+            )
         parts.append(f"session {total.input_tokens:,} in, {total.output_tokens:,} out")
         return " · ".join(parts)

@@ -14,38 +14,65 @@ from typing import Any
 def add_run_parser(sub: Any) -> argparse.ArgumentParser:
     """Register `ink-ls run`."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "run", help="run the agent on one prompt in this terminal",
+        "run",
+        help="run the agent on one prompt in this terminal",
         description="Run the agent on PROMPT in the terminal and print what it does.",
     )
-    p.add_argument("prompt", metavar="PROMPT", nargs="?", default=None,
-                   help='the request; "-" reads it from stdin (optional with --compact)')
+    p.add_argument(
+        "prompt",
+        metavar="PROMPT",
+        nargs="?",
+        default=None,
+        help='the request; "-" reads it from stdin (optional with --compact)',
+    )
     p.add_argument("--cwd", type=Path, default=None, help="workspace root (default: .)")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $INK_BASE_URL, "
-                   "$OPENAI_BASE_URL, else http://localhost:11434/v1)")
+    p.add_argument(
+        "--base-url",
+        help="OpenAI-compatible endpoint (default: $INK_BASE_URL, "
+        "$OPENAI_BASE_URL, else http://localhost:11434/v1)",
+    )
     p.add_argument("--model", help="model name (default: $INK_MODEL)")
-    p.add_argument("--api-key-env", metavar="VAR",
-                   help="environment variable holding the API key (default: INK_API_KEY, "
-                   "then OPENAI_API_KEY)")
-    p.add_argument("--approval", choices=("ask", "auto", "readonly"), default=None,
-                   help="ask: confirm changes and commands here (default on a terminal); "
-                   "auto: allow everything; readonly: refuse changes and commands (default "
-                   "when stdin is not a terminal)")
-    p.add_argument("--session", metavar="ID",
-                   help="continue session ID, or start a new one under that ID")
-    p.add_argument("--max-turns", type=int, default=100, metavar="N",
-                   help="model requests per run (default: 100)")
-    p.add_argument("--compact", action="store_true",
-                   help="summarise the older part of --session ID now (then run PROMPT, "
-                   "if given)")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object per event on stdout, nothing else")
+    p.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="environment variable holding the API key (default: INK_API_KEY, then OPENAI_API_KEY)",
+    )
+    p.add_argument(
+        "--approval",
+        choices=("ask", "auto", "readonly"),
+        default=None,
+        help="ask: confirm changes and commands here (default on a terminal); "
+        "auto: allow everything; readonly: refuse changes and commands (default "
+        "when stdin is not a terminal)",
+    )
+    p.add_argument(
+        "--session", metavar="ID", help="continue session ID, or start a new one under that ID"
+    )
+    p.add_argument(
+        "--max-turns",
+        type=int,
+        default=100,
+        metavar="N",
+        help="model requests per run (default: 100)",
+    )
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="summarise the older part of --session ID now (then run PROMPT, if given)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per event on stdout, nothing else",
+    )
     return p
 
 
 def add_sessions_parser(sub: Any) -> argparse.ArgumentParser:
     """Register `ink-ls sessions [list | delete ID]`."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "sessions", help="list or delete saved sessions",
+        "sessions",
+        help="list or delete saved sessions",
         description="List the saved sessions (newest first), or delete one.",
     )
     p.add_argument("action", nargs="?", choices=("list", "delete"), default="list")
@@ -56,14 +83,19 @@ def add_sessions_parser(sub: Any) -> argparse.ArgumentParser:
 def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     """Register `ink-ls mcp list`."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "mcp", help="show the MCP servers and their tools",
+        "mcp",
+        help="show the MCP servers and their tools",
         description="Start the configured MCP servers ($XDG_CONFIG_HOME/ink-ls/mcp.json and "
         "the workspace's .mcp.json), print their state and tools, stop them.",
     )
     p.add_argument("action", nargs="?", choices=("list",), default="list")
     p.add_argument("--cwd", type=Path, default=None, help="workspace root (default: .)")
-    p.add_argument("--approval", choices=("ask", "auto", "readonly"), default=None,
-                   help="whether a workspace .mcp.json's servers start: ask (default on a "
-                   "terminal), auto (start them), readonly (do not; default otherwise)")
+    p.add_argument(
+        "--approval",
+        choices=("ask", "auto", "readonly"),
+        default=None,
+        help="whether a workspace .mcp.json's servers start: ask (default on a "
+        "terminal), auto (start them), readonly (do not; default otherwise)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="list every tool")
     return p

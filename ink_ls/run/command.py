@@ -33,7 +33,12 @@ from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
-    0, 1, 2, 3, 4, 130
+    0,
+    1,
+    2,
+    3,
+    4,
+    130,
 )
 EXIT_NOT_SAVED = 5
 
@@ -74,6 +79,7 @@ class _Setup:
 
 def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     """Validate options and open the session; prints the reason and returns None on failure."""
+
     def fail(message: str) -> None:
         err.print(f"ink-ls run: {message}", markup=False)
 
@@ -97,8 +103,10 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     interactive = sys.stdin.isatty() and args.prompt != "-"
     approval: ApprovalMode = args.approval or ("ask" if interactive else "readonly")
     if approval == "ask" and not interactive:
-        fail("--approval ask needs a terminal to ask on (stdin is not one); "
-             "use --approval auto or --approval readonly")
+        fail(
+            "--approval ask needs a terminal to ask on (stdin is not one); "
+            "use --approval auto or --approval readonly"
+        )
         return None
     try:
         settings = ModelSettings.from_env(
@@ -112,8 +120,11 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
         if args.compact:
             session = store.open(args.session)
         else:
-            session = (store.open_or_create(args.session, cwd=cwd) if args.session
-                       else store.create(cwd=cwd))
+            session = (
+                store.open_or_create(args.session, cwd=cwd)
+                if args.session
+                else store.create(cwd=cwd)
+            )
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
@@ -129,8 +140,9 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
     else:
         sink, asker = view, TerminalAsker(ui, pause=view.paused)
-    writer: FileWriter = (TerminalWriter(asker, setup.cwd) if setup.approval == "ask"
-                          else DiskWriter())
+    writer: FileWriter = (
+        TerminalWriter(asker, setup.cwd) if setup.approval == "ask" else DiskWriter()
+    )
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
@@ -139,27 +151,38 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
     hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
     for server in hub.status():  # the run goes on without a server that cannot start
         if server.error:
-            err.print(f"MCP server {server.name}: {server.state}: {server.error}",
-                      style="yellow", markup=False)
+            err.print(
+                f"MCP server {server.name}: {server.state}: {server.error}",
+                style="yellow",
+                markup=False,
+            )
     agent = factory.build(
         settings=setup.settings,
         cwd=setup.cwd,
-        front=FrontEnd(gate=gate, writer=writer, on_event=meter,
-                       on_message=setup.session.append,
-                       on_compaction=setup.session.record_compaction),
+        front=FrontEnd(
+            gate=gate,
+            writer=writer,
+            on_event=meter,
+            on_message=setup.session.append,
+            on_compaction=setup.session.record_compaction,
+        ),
         history=list(setup.session.messages),
         tool_sources=[hub],
         context_window=window,
         instructions=instructions,
     )
     if not json_mode:
-        err.print(f"session {setup.session.id} · {setup.settings.model} at "
-                  f"{setup.settings.base_url} · window {window:,} tokens", style="dim",
-                  markup=False)
+        err.print(
+            f"session {setup.session.id} · {setup.settings.model} at "
+            f"{setup.settings.base_url} · window {window:,} tokens",
+            style="dim",
+            markup=False,
+        )
         root = instructions.start()  # the header names them; later ones show as they load
         if root:
-            event = InstructionsEvent(paths=[str(f.path) for f in root],
-                                      truncated=any(f.truncated for f in root))
+            event = InstructionsEvent(
+                paths=[str(f.path) for f in root], truncated=any(f.truncated for f in root)
+            )
             err.print(context_line(event, setup.cwd), style="dim", markup=False)
     if compact:
         status = await _compact(agent, err, setup)
@@ -198,8 +221,9 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             view.close()
         await factory.close_models()
         await hub.close()
-    return _report(result, setup, err, json_mode=json_mode, max_turns=max_turns,
-                   tokens=meter.summary())
+    return _report(
+        result, setup, err, json_mode=json_mode, max_turns=max_turns, tokens=meter.summary()
+    )
 
 
 async def _compact(agent: Agent, err: Console, setup: _Setup) -> int:
@@ -212,31 +236,44 @@ async def _compact(agent: Agent, err: Console, setup: _Setup) -> int:
     except CompactionCancelledError:
         return EXIT_INTERRUPTED
     if done is None:
-        err.print(f"session {setup.session.id}: nothing older than the latest turn to compact",
-                  markup=False)
+        err.print(
+            f"session {setup.session.id}: nothing older than the latest turn to compact",
+            markup=False,
+        )
     else:
-        err.print(f"compacted session {setup.session.id}: {done.tokens_before:,} → "
-                  f"{done.tokens_after:,} tokens", markup=False)
+        err.print(
+            f"compacted session {setup.session.id}: {done.tokens_before:,} → "
+            f"{done.tokens_after:,} tokens",
+            markup=False,
+        )
     return EXIT_OK
 
 
-def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
-            max_turns: int, tokens: str) -> int:
+def _report(
+    result: RunResult, setup: _Setup, err: Console, *, json_mode: bool, max_turns: int, tokens: str
+) -> int:
     if not json_mode:
-        err.print(f"{result.stop_reason} · {tokens} · continue with --session "
-                  f"{setup.session.id}", style="dim", markup=False)
+        err.print(
+            f"{result.stop_reason} · {tokens} · continue with --session {setup.session.id}",
+            style="dim",
+            markup=False,
+        )
     if result.stop_reason == "completed":
         return EXIT_OK
     if result.stop_reason == "aborted":
         err.print("ink-ls run: cancelled", markup=False)
         return EXIT_INTERRUPTED
     if result.stop_reason == "max_tokens":
-        err.print("ink-ls run: the answer was cut at the output-token limit (raise INK_MAX_TOKENS "
-                  "or ask for a shorter answer)", markup=False)
+        err.print(
+            "ink-ls run: the answer was cut at the output-token limit (raise INK_MAX_TOKENS "
+            "or ask for a shorter answer)",
+            markup=False,
+        )
         return EXIT_MAX_TOKENS
     if result.stop_reason == "max_iterations":
-        err.print(f"ink-ls run: stopped after {max_turns} model requests (--max-turns)",
-                  markup=False)
+        err.print(
+            f"ink-ls run: stopped after {max_turns} model requests (--max-turns)", markup=False
+        )
         return EXIT_MAX_TURNS
     err.print(f"ink-ls run: {result.error or 'the run failed'}", markup=False)
     return EXIT_FAILED
@@ -244,10 +281,14 @@ def _report(result: RunResult, setup: _Setup, err: Console, *, json_mode: bool,
 
 def _watch_saving(session: Session, err: Console) -> None:
     """Warn on stderr when the session cannot be saved (now, and whenever it starts failing)."""
+
     def on_save(session: Session, reason: str | None) -> None:
         if reason is not None:
-            err.print(f"ink-ls run: warning: {unsaved_message(session.id, reason)}",
-                      style="yellow", markup=False)
+            err.print(
+                f"ink-ls run: warning: {unsaved_message(session.id, reason)}",
+                style="yellow",
+                markup=False,
+            )
 
     session.on_save = on_save
     if session.save_error is not None:
@@ -258,8 +299,7 @@ def _saved(session: Session, err: Console, code: int) -> int:
     """A last try to save; a run that could not save its session does not exit 0."""
     if session.save():
         return code
-    err.print(f"ink-ls run: session {session.id} was not saved: {session.save_error}",
-              markup=False)
+    err.print(f"ink-ls run: session {session.id} was not saved: {session.save_error}", markup=False)
     return EXIT_NOT_SAVED if code == EXIT_OK else code
 
 
@@ -270,6 +310,7 @@ def run_main(args: argparse.Namespace) -> int:
     if setup is None:
         return EXIT_USAGE
     _watch_saving(setup.session, err)
-    code = asyncio.run(_run(setup, json_mode=args.json, max_turns=args.max_turns,
-                            compact=args.compact))
+    code = asyncio.run(
+        _run(setup, json_mode=args.json, max_turns=args.max_turns, compact=args.compact)
+    )
     return _saved(setup.session, err, code)

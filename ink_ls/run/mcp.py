@@ -60,8 +60,11 @@ async def _list(args: argparse.Namespace, err: Console) -> int:
             err.print(f"ink-ls mcp: {problem}", markup=False)
         statuses = hub.status()
         if not statuses:
-            err.print("no MCP servers configured (.mcp.json in the workspace, "
-                      "$XDG_CONFIG_HOME/ink-ls/mcp.json)", markup=False)
+            err.print(
+                "no MCP servers configured (.mcp.json in the workspace, "
+                "$XDG_CONFIG_HOME/ink-ls/mcp.json)",
+                markup=False,
+            )
         for status in statuses:
             for line in format_status(status, verbose=args.verbose):
                 sys.stdout.write(line + "\n")

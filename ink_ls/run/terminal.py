@@ -142,18 +142,23 @@ class TerminalWriter:
                 cut = len(lines) - MAX_DIFF_LINES
                 diff = "\n".join([*lines[:MAX_DIFF_LINES], f"… {cut} more diff lines"])
             verb = "Create" if old_text is None else "Change"
-            choice = await self._asker.ask(
-                f"{verb} {shown}?", _diff_view(diff), signal
-            )
+            choice = await self._asker.ask(f"{verb} {shown}?", _diff_view(diff), signal)
             if choice == "allow_always":
                 self._always = True
             elif choice != "allow_once":
-                reason = ("the user rejected this change" if choice == "reject"
-                          else "no answer to the approval prompt")
+                reason = (
+                    "the user rejected this change"
+                    if choice == "reject"
+                    else "no answer to the approval prompt"
+                )
                 raise ChangeRejectedError("user", reason)
         await self._disk.write_text(
-            path, new_text, old_text=old_text, tool_name=tool_name,
-            tool_call_id=tool_call_id, signal=signal,
+            path,
+            new_text,
+            old_text=old_text,
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            signal=signal,
         )
 
 

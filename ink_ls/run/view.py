@@ -48,6 +48,8 @@ TAIL_LINES = 8
 LIVE_CHILDREN = 5
 """Sub-agent calls shown under a running task in the live region (the most recent ones)."""
 INDENT = "  "
+
+
 def format_duration(ms: float | None) -> str:
     if ms is None:
         return ""
@@ -78,9 +80,13 @@ class TerminalView:
         self._live: Live | None = None
         if console.is_terminal:
             self._live = Live(
-                self, console=console, refresh_per_second=10, transient=True,
+                self,
+                console=console,
+                refresh_per_second=10,
+                transient=True,
                 # log lines (stderr) print above the live region instead of through it
-                redirect_stdout=False, redirect_stderr=sys.stderr.isatty(),
+                redirect_stdout=False,
+                redirect_stderr=sys.stderr.isatty(),
             )
             self._live.start()
 

@@ -88,8 +88,10 @@ def new_session_id() -> str:
 
 def unsaved_message(session_id: str, reason: str) -> str:
     """What the user reads when a session cannot be saved."""
-    return (f"session {session_id} could not be saved: {reason}; its history is kept in "
-            "memory and saved as soon as the store can be written again")
+    return (
+        f"session {session_id} could not be saved: {reason}; its history is kept in "
+        "memory and saved as soon as the store can be written again"
+    )
 
 
 def _now() -> str:
@@ -137,9 +139,17 @@ class Session:
     """
 
     def __init__(
-        self, session_id: str, path: Path, messages: list[Message], *,
-        created_at: datetime, cwd: str | None, unsaved_header: str | None = None,
-        save_error: str | None = None, title: str = "", totals: Usage | None = None,
+        self,
+        session_id: str,
+        path: Path,
+        messages: list[Message],
+        *,
+        created_at: datetime,
+        cwd: str | None,
+        unsaved_header: str | None = None,
+        save_error: str | None = None,
+        title: str = "",
+        totals: Usage | None = None,
         compactions: int = 0,
     ) -> None:
         self.id = session_id
@@ -160,8 +170,11 @@ class Session:
 
     def append(self, message: Message) -> None:
         """Add `message` and write it as one JSONL line (with any lines still waiting)."""
-        record = {"type": "message", "at": _now(),
-                  "message": message.model_dump(mode="json", by_alias=True)}
+        record = {
+            "type": "message",
+            "at": _now(),
+            "message": message.model_dump(mode="json", by_alias=True),
+        }
         self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         self.messages.append(message)
         if isinstance(message, AssistantMessage):
@@ -172,8 +185,12 @@ class Session:
 
     def record_compaction(self, compaction: Compaction) -> None:
         """Write the compaction as one line; `messages` continues from its summary."""
-        record = {"type": "compaction", "at": _now(), **describe(compaction),
-                  "usage": compaction.usage.model_dump()}
+        record = {
+            "type": "compaction",
+            "at": _now(),
+            **describe(compaction),
+            "usage": compaction.usage.model_dump(),
+        }
         self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         self.messages[:] = compacted_view(self.messages, compaction.summary, compaction.kept)
         self.totals = self.totals.add(compaction.usage)
@@ -194,8 +211,7 @@ class Session:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # the header goes first, to a file that must not exist yet (ids never collide)
-            with open(self.path, "x" if self._header is not None else "a",
-                      encoding="utf-8") as fh:
+            with open(self.path, "x" if self._header is not None else "a", encoding="utf-8") as fh:
                 size = fh.tell()
                 try:
                     fh.write(data)
@@ -249,11 +265,21 @@ class SessionStore:
         path = self._path(sid)
         cwd_text = str(cwd) if cwd is not None else None
         created = _now()
-        header = {"type": "session", "version": FORMAT_VERSION, "id": sid, "created": created,
-                  "cwd": cwd_text}
-        session = Session(sid, path, [], created_at=_parse_time(created, datetime.now(UTC)),
-                          cwd=cwd_text, unsaved_header=json.dumps(header, ensure_ascii=False)
-                          + "\n")
+        header = {
+            "type": "session",
+            "version": FORMAT_VERSION,
+            "id": sid,
+            "created": created,
+            "cwd": cwd_text,
+        }
+        session = Session(
+            sid,
+            path,
+            [],
+            created_at=_parse_time(created, datetime.now(UTC)),
+            cwd=cwd_text,
+            unsaved_header=json.dumps(header, ensure_ascii=False) + "\n",
+        )
         try:
             session.save(creating=True)
         except FileExistsError:
@@ -273,8 +299,9 @@ class SessionStore:
         if raw and not raw.endswith(b"\n"):
             # the process died mid-write: drop the partial line so appends start clean
             keep = raw.rfind(b"\n") + 1
-            log.warning("session %s: dropping a partial last line (%d bytes)",
-                        session_id, len(raw) - keep)
+            log.warning(
+                "session %s: dropping a partial last line (%d bytes)", session_id, len(raw) - keep
+            )
             try:
                 with open(path, "r+b") as fh:
                     fh.truncate(keep)
@@ -314,10 +341,16 @@ class SessionStore:
                     f"({type(exc).__name__})"
                 ) from None
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-        session = Session(session_id, path, messages,
-                          created_at=_parse_time(header.get("created"), mtime),
-                          cwd=header.get("cwd"), title=title, totals=totals,
-                          compactions=compactions)
+        session = Session(
+            session_id,
+            path,
+            messages,
+            created_at=_parse_time(header.get("created"), mtime),
+            cwd=header.get("cwd"),
+            title=title,
+            totals=totals,
+            compactions=compactions,
+        )
         _close_dangling_calls(session)
         return session
 
@@ -357,13 +390,22 @@ def _close_dangling_calls(session: Session) -> None:
     last = session.messages[-1]
     if not isinstance(last, AssistantMessage) or not last.tool_calls:
         return
-    session.append(ToolResultMessage(results=[
-        ToolResultEntry(tool_call_id=call.id, tool_name=call.name,
-                        content=[TextBlock(text=INTERRUPTED)], is_error=True)
-        for call in last.tool_calls
-    ]))
-    log.info("session %s: closed %d tool call(s) left without a result",
-             session.id, len(last.tool_calls))
+    session.append(
+        ToolResultMessage(
+            results=[
+                ToolResultEntry(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=[TextBlock(text=INTERRUPTED)],
+                    is_error=True,
+                )
+                for call in last.tool_calls
+            ]
+        )
+    )
+    log.info(
+        "session %s: closed %d tool call(s) left without a result", session.id, len(last.tool_calls)
+    )
 
 
 def _info(path: Path) -> SessionInfo:
@@ -393,8 +435,18 @@ def _info(path: Path) -> SessionInfo:
                 updated = _parse_time(record.get("at"), updated)
                 message = record.get("message") or {}
                 if not title and message.get("role") == "user":
-                    texts = [b.get("text", "") for b in message.get("content", [])
-                             if isinstance(b, dict) and b.get("type") == "text"]
+                    texts = [
+                        b.get("text", "")
+                        for b in message.get("content", [])
+                        if isinstance(b, dict) and b.get("type") == "text"
+                    ]
                     title = title_of("".join(texts))
-    return SessionInfo(id=path.stem, title=title, created_at=created, updated_at=updated,
-                       message_count=count, cwd=cwd, compactions=compactions)
+    return SessionInfo(
+        id=path.stem,
+        title=title,
+        created_at=created,
+        updated_at=updated,
+        message_count=count,
+        cwd=cwd,
+        compactions=compactions,
+    )

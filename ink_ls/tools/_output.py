@@ -53,7 +53,7 @@ def _remove_stale_dirs(parent: Path) -> None:
             name = entry.name
             if not name.startswith(LOG_DIR_PREFIX):
                 continue
-            pid_text = name[len(LOG_DIR_PREFIX):].split("-", 1)[0]
+            pid_text = name[len(LOG_DIR_PREFIX) :].split("-", 1)[0]
             if not pid_text.isdigit() or _pid_alive(int(pid_text)):
                 continue
             with contextlib.suppress(OSError):

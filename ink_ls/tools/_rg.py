@@ -263,8 +263,9 @@ async def _intersect(
 
     async def glob_walk() -> RgRun:
         nonlocal known
-        run = await run_rg([*flags, "--glob", glob, "--", target], cwd=cwd, signal=signal,
-                           on_lines=take)
+        run = await run_rg(
+            [*flags, "--glob", glob, "--", target], cwd=cwd, signal=signal, on_lines=take
+        )
         known = True
         keep(early)  # in listing order, before any later batch
         early.clear()

@@ -25,9 +25,9 @@ from ink_ls.tools._paths import real, relative_for_display, resolve
 _SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 _SINGLE = "\u2018\u2019\u201a\u201b"
 _DOUBLE = "\u201c\u201d\u201e\u201f"
-_FOLD = {ord(c): " " for c in _SPACES} | {ord(c): "'" for c in _SINGLE} | {
-    ord(c): '"' for c in _DOUBLE
-}
+_FOLD = (
+    {ord(c): " " for c in _SPACES} | {ord(c): "'" for c in _SINGLE} | {ord(c): '"' for c in _DOUBLE}
+)
 _MAX_CANDIDATES = 20
 """Where one spelling fits more entries than this, the walk stops widening (a listing bound)."""
 

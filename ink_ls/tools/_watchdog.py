@@ -100,8 +100,9 @@ def start_watchdog(prefix: str) -> bool:
             os.close(read_end)
         # the write end stays open for our whole life: its close is the helper's signal
         _started = (os.getpid(), write_end, helper)
-        threading.Thread(target=_reap, args=(helper,), name="ink-watchdog-reaper",
-                         daemon=True).start()
+        threading.Thread(
+            target=_reap, args=(helper,), name="ink-watchdog-reaper", daemon=True
+        ).start()
         return True
 
 

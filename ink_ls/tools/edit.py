@@ -139,6 +139,7 @@ class EditTool(Tool[EditParams]):
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"edit {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
+
     def access(self, args: EditParams, cwd: Path) -> Access:
         return Access(writes=frozenset({located_real(args.path, cwd)}))
 

@@ -102,6 +102,7 @@ class FindTool(Tool[FindParams]):
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"find {text_arg(args, 'pattern')}".rstrip()
+
     def access(self, args: FindParams, cwd: Path) -> Access:
         return Access(reads=frozenset({located_real(args.path or ".", cwd)}))
 

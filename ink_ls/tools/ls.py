@@ -97,6 +97,7 @@ class LsTool(Tool[LsParams]):
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"ls {shown_path(text_arg(args, 'path'), cwd) or '.'}"
+
     def access(self, args: LsParams, cwd: Path) -> Access:
         return Access(reads=frozenset({located_real(args.path or ".", cwd)}))
 

@@ -114,6 +114,7 @@ class ReadTool(Tool[ReadParams]):
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"read {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
+
     def access(self, args: ReadParams, cwd: Path) -> Access:
         return Access(reads=frozenset({located_real(args.path, cwd)}))
 

@@ -50,6 +50,7 @@ class WriteTool(Tool[WriteParams]):
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
         return f"write {shown_path(text_arg(args, 'path'), cwd)}".rstrip()
+
     def access(self, args: WriteParams, cwd: Path) -> Access:
         return Access(writes=frozenset({located_real(args.path, cwd, new_file=True)}))
 

@@ -67,6 +67,11 @@ def acp_env(tmp_path: Path, model: FakeModelServer) -> dict[str, str]:
     env: dict[str, Any] = dict(os.environ)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "INK_MODEL", "INK_API_KEY_ENV"):
         env.pop(name, None)
-    env.update(INK_BASE_URL=model.base_url, INK_MODEL="fake-model", INK_API_KEY=SECRET,
-               INK_STATE_DIR=str(tmp_path / "state"), PYTHONPATH=str(REPO))
+    env.update(
+        INK_BASE_URL=model.base_url,
+        INK_MODEL="fake-model",
+        INK_API_KEY=SECRET,
+        INK_STATE_DIR=str(tmp_path / "state"),
+        PYTHONPATH=str(REPO),
+    )
     return env

@@ -19,9 +19,12 @@ async def test_a_clients_mcp_server_is_a_tool_of_the_session(
     model: FakeModelServer, workspace: Path, acp_env: dict[str, str]
 ) -> None:
     client = RecordingClient(workspace, {"mcp__time__get_current_time": "allow_once"})
-    time = McpServerStdio(name="time", command=sys.executable,
-                          args=["-m", "mcp_server_time", "--local-timezone", "UTC"],
-                          env=[EnvVariable(name="TZ", value="UTC")])
+    time = McpServerStdio(
+        name="time",
+        command=sys.executable,
+        args=["-m", "mcp_server_time", "--local-timezone", "UTC"],
+        env=[EnvVariable(name="TZ", value="UTC")],
+    )
     gone = McpServerStdio(name="gone", command=str(workspace / "no-such-server"), args=[], env=[])
     model.push(tool("mcp__time__get_current_time", {"timezone": "Asia/Tokyo"}), text("done"))
     async with spawn_agent_process(client, *SERVER, env=acp_env, cwd=workspace) as (conn, proc):

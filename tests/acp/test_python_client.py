@@ -50,13 +50,15 @@ class RecordingClient:
             self.updates.append(update.model_dump(mode="json", by_alias=True, exclude_none=True))
             self.changed.notify_all()
 
-    async def request_permission(self, session_id: str, tool_call: Any, options: Any,
-                                 **kw: Any) -> RequestPermissionResponse:
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: Any, **kw: Any
+    ) -> RequestPermissionResponse:
         call = tool_call.model_dump(mode="json", by_alias=True, exclude_none=True)
         self.permissions.append(call)
         answer = next(v for k, v in self.answers.items() if k in call.get("title", ""))
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected",
-                                                                option_id=answer))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=answer)
+        )
 
     async def read_text_file(self, session_id: str, path: str, **kw: Any) -> ReadTextFileResponse:
         self.reads.append(path)
@@ -64,8 +66,9 @@ class RecordingClient:
             return ReadTextFileResponse(content=self.buffers[path])
         return ReadTextFileResponse(content=Path(path).read_text())
 
-    async def write_text_file(self, session_id: str, path: str, content: str,
-                              **kw: Any) -> WriteTextFileResponse:
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kw: Any
+    ) -> WriteTextFileResponse:
         self.writes.append((path, content))
         self.buffers[path] = content
         Path(path).write_text(content)  # Zed saves what the agent writes
@@ -73,8 +76,9 @@ class RecordingClient:
 
     async def wait_for(self, pred: Any) -> dict[str, Any]:
         async with self.changed:
-            await asyncio.wait_for(self.changed.wait_for(
-                lambda: any(pred(u) for u in self.updates)), WAIT)
+            await asyncio.wait_for(
+                self.changed.wait_for(lambda: any(pred(u) for u in self.updates)), WAIT
+            )
         return next(u for u in self.updates if pred(u))
 
     def of(self, kind: str) -> list[dict[str, Any]]:
@@ -88,8 +92,9 @@ async def test_python_sdk_client_full_flow(
     model: FakeModelServer, workspace: Path, acp_env: dict[str, str]
 ) -> None:
     model.push(*main_turn())
-    client = RecordingClient(workspace, {"app.py": "allow_once", "notes.txt": "reject",
-                                         "echo": "allow_once"})
+    client = RecordingClient(
+        workspace, {"app.py": "allow_once", "notes.txt": "reject", "echo": "allow_once"}
+    )
     async with spawn_agent_process(client, *SERVER, env=acp_env, cwd=workspace) as (conn, proc):
         init = await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=CAPS)
         caps = init.agent_capabilities
@@ -101,16 +106,18 @@ async def test_python_sdk_client_full_flow(
         assert {m.id for m in new.modes.available_modes} == {"ask", "auto", "readonly"}
         sid = new.session_id
 
-        result = await asyncio.wait_for(conn.prompt(
-            session_id=sid, prompt=[text_block("make app.py print edited")]), WAIT)
+        result = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[text_block("make app.py print edited")]), WAIT
+        )
         assert result.stop_reason == "end_turn"
         assert result.usage is not None and result.usage.total_tokens > 0
 
         # the read (and the edit's read) went through the client and saw its unsaved buffer
         assert client.reads == [str(workspace / "app.py")] * 2
         second = model.requests[1]["messages"]
-        assert any("print('buffer')" in str(m.get("content")) for m in second if
-                   m.get("role") == "tool")
+        assert any(
+            "print('buffer')" in str(m.get("content")) for m in second if m.get("role") == "tool"
+        )
         # edit allowed: asked with the diff, written through the client, on disk
         edit_q = client.permissions[0]
         assert edit_q["kind"] == "edit"
@@ -128,15 +135,18 @@ async def test_python_sdk_client_full_flow(
         assert [u["kind"] for u in starts.values()] == ["read", "edit", "edit", "execute"]
         read_start = next(u for u in starts.values() if u["kind"] == "read")
         assert read_start["locations"][0]["path"] == str(workspace / "app.py")
-        ends = [u for u in client.of("tool_call_update") if u.get("status") in
-                ("completed", "failed")]
+        ends = [
+            u for u in client.of("tool_call_update") if u.get("status") in ("completed", "failed")
+        ]
         statuses = {starts[u["toolCallId"]]["kind"] + ":" + u["status"] for u in ends}
-        assert {"read:completed", "edit:completed", "edit:failed",
-                "execute:completed"} <= statuses
+        assert {"read:completed", "edit:completed", "edit:failed", "execute:completed"} <= statuses
         run_end = next(u for u in ends if starts[u["toolCallId"]]["kind"] == "execute")
         assert "ran-42" in run_end["content"][0]["content"]["text"]
-        edit_end = next(u for u in ends if u["status"] == "completed" and
-                        starts[u["toolCallId"]]["kind"] == "edit")
+        edit_end = next(
+            u
+            for u in ends
+            if u["status"] == "completed" and starts[u["toolCallId"]]["kind"] == "edit"
+        )
         assert edit_end["content"][0]["type"] == "diff"
         chunks = "".join(u["content"]["text"] for u in client.of("agent_message_chunk"))
         assert chunks == "Done: app.py now prints edited."
@@ -145,10 +155,15 @@ async def test_python_sdk_client_full_flow(
         # cancel during a running `sleep 60`: the process dies, the prompt answers cancelled
         await conn.set_session_mode(session_id=sid, mode_id="auto")
         model.push(*cancel_turn())
-        prompt = asyncio.ensure_future(conn.prompt(
-            session_id=sid, prompt=[text_block("sleep a minute")]))
-        await client.wait_for(lambda u: u.get("status") == "in_progress" and
-                              "sleep" in str(starts_of(client).get(u["toolCallId"], "")))
+        prompt = asyncio.ensure_future(
+            conn.prompt(session_id=sid, prompt=[text_block("sleep a minute")])
+        )
+        await client.wait_for(
+            lambda u: (
+                u.get("status") == "in_progress"
+                and "sleep" in str(starts_of(client).get(u["toolCallId"], ""))
+            )
+        )
         pid_file = workspace / "sleep.pid"
         await _until(lambda: pid_file.is_file() and pid_file.read_text().strip() != "")
         pid = int(pid_file.read_text())

@@ -17,8 +17,10 @@ from tests.acp.conftest import SERVER
 from tests.acp.test_python_client import CAPS, RecordingClient
 from tests.fakes.model_server import FakeModelServer, text, tool
 
-PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU"
-         "5ErkJggg==")
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU"
+    "5ErkJggg=="
+)
 
 
 async def test_bad_input_is_refused_and_the_agent_stays_up(
@@ -37,16 +39,21 @@ async def test_bad_input_is_refused_and_the_agent_stays_up(
         assert err.code == -32602 and "absolute path" in str(err.data)
         err = await refused(conn.prompt(session_id="nope", prompt=[text_block("hi")]))
         assert err.code == -32602 and "unknown session 'nope'" in str(err.data)
-        err = await refused(conn.load_session(cwd=str(workspace), session_id="missing-1",
-                                              mcp_servers=[]))
+        err = await refused(
+            conn.load_session(cwd=str(workspace), session_id="missing-1", mcp_servers=[])
+        )
         assert err.code == -32002
         mcp = McpServerStdio(name="files", command="/usr/bin/true", args=[], env=[])
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[mcp])
         sid = session.session_id
         err = await refused(conn.set_session_mode(session_id=sid, mode_id="yolo"))
         assert "the modes are ask, auto, readonly" in str(err.data)
-        err = await refused(conn.prompt(session_id=sid, prompt=[
-            AudioContentBlock(type="audio", data="AAAA", mime_type="audio/wav")]))
+        err = await refused(
+            conn.prompt(
+                session_id=sid,
+                prompt=[AudioContentBlock(type="audio", data="AAAA", mime_type="audio/wav")],
+            )
+        )
         assert "'audio' is not supported" in str(err.data)
         # still serving
         model.push(text("still here"))
@@ -59,9 +66,15 @@ async def test_plan_readonly_image_and_context(
 ) -> None:
     client = RecordingClient(workspace, {})
     model.push(
-        tool("plan", {"entries": [
-            {"content": "read app.py", "status": "completed"},
-            {"content": "change it", "status": "in_progress", "priority": "high"}]}),
+        tool(
+            "plan",
+            {
+                "entries": [
+                    {"content": "read app.py", "status": "completed"},
+                    {"content": "change it", "status": "in_progress", "priority": "high"},
+                ]
+            },
+        ),
         tool("write", {"path": "new.txt", "content": "x\n"}),
         text("planned"),
     )
@@ -69,12 +82,18 @@ async def test_plan_readonly_image_and_context(
         await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=CAPS)
         sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
         await conn.set_session_mode(session_id=sid, mode_id="readonly")
-        result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[
-            text_block("look at this"), image_block(PIXEL, "image/png")]), 30)
+        result = await asyncio.wait_for(
+            conn.prompt(
+                session_id=sid, prompt=[text_block("look at this"), image_block(PIXEL, "image/png")]
+            ),
+            30,
+        )
         assert result.stop_reason == "end_turn"
         (plan,) = client.of("plan")
         assert [(e["content"], e["status"], e["priority"]) for e in plan["entries"]] == [
-            ("read app.py", "completed", "medium"), ("change it", "in_progress", "high")]
+            ("read app.py", "completed", "medium"),
+            ("change it", "in_progress", "high"),
+        ]
         assert [u["kind"] for u in client.of("tool_call")] == ["edit"]  # the plan is no call
         assert client.permissions == []  # readonly refuses without asking
         assert not (workspace / "new.txt").exists()
@@ -97,8 +116,7 @@ async def test_client_gone_mid_command_leaves_no_process(
         await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=CAPS)
         sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
         await conn.set_session_mode(session_id=sid, mode_id="auto")
-        running = asyncio.ensure_future(conn.prompt(session_id=sid,
-                                                    prompt=[text_block("sleep")]))
+        running = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("sleep")]))
         pid_file = workspace / "sleep.pid"
         async with asyncio.timeout(30):
             while not (pid_file.is_file() and pid_file.read_text().strip()):

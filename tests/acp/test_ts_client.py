@@ -27,11 +27,16 @@ def test_typescript_sdk_client_full_flow(
     model: FakeModelServer, workspace: Path, acp_env: dict[str, str]
 ) -> None:
     assert (HERE / "node_modules/@agentclientprotocol/sdk").is_dir(), (
-        "the TypeScript ACP SDK is not installed: run tests/acp/setup-tests")
+        "the TypeScript ACP SDK is not installed: run tests/acp/setup-tests"
+    )
     model.push(*main_turn(), *cancel_turn())
     done = subprocess.run(
         [node(), str(HERE / "client.mjs"), str(workspace), "--", *SERVER],
-        env=acp_env, cwd=HERE, capture_output=True, text=True, timeout=110,
+        env=acp_env,
+        cwd=HERE,
+        capture_output=True,
+        text=True,
+        timeout=110,
     )
     assert done.returncode == 0, f"client.mjs failed:\n{done.stderr[-4000:]}"
     report = json.loads(done.stdout.strip().splitlines()[-1])

@@ -17,8 +17,7 @@ def small_tmpfs(path: Path, size: str = "64k") -> Iterator[Path]:
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs to fill the disk needs root (CI runs the tests as root)")
     path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                   check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], check=True)
     try:
         yield path
     finally:

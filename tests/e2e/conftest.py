@@ -83,9 +83,7 @@ class InkClient(LanguageClient):
             self.updates.append(params)
             self._changed.notify_all()
 
-    async def wait_for(
-        self, predicate: Callable[[], bool], timeout: float = WAIT
-    ) -> None:
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = WAIT) -> None:
         """Wait until `predicate()` holds (re-checked on every update)."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), timeout)
@@ -223,9 +221,7 @@ def make_client() -> InkClient:
 
 
 def server_env(state_dir: Path) -> dict[str, str]:
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("INK_", "OPENAI_"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INK_", "OPENAI_"))}
     env["INK_STATE_DIR"] = str(state_dir)
     env["PYTHONPATH"] = str(REPO)
     return env
@@ -276,8 +272,10 @@ async def start(
         client.preset = preset
         client.workspace = workspace
         await client.start_io(
-            *SERVER_COMMAND, *args,
-            env={**server_env(tmp_path / "state"), **(env or {})}, cwd=str(workspace),
+            *SERVER_COMMAND,
+            *args,
+            env={**server_env(tmp_path / "state"), **(env or {})},
+            cwd=str(workspace),
         )
         clients.append(client)
         caps = client_capabilities(preset)
@@ -285,18 +283,20 @@ async def start(
             caps.experimental = experimental
         elif preset == "visual_studio_code":
             caps.experimental = {"ink": {"reviewsApplyEdit": True}}
-        options = ink if ink is not None else {
-            "model": {"baseUrl": model.base_url, "model": "fake-model", "apiKey": SECRET},
-            "approval": approval,
-            "approvalTimeoutSeconds": timeout,
-        }
+        options = (
+            ink
+            if ink is not None
+            else {
+                "model": {"baseUrl": model.base_url, "model": "fake-model", "apiKey": SECRET},
+                "approval": approval,
+                "approvalTimeoutSeconds": timeout,
+            }
+        )
         client.init_result = await client.initialize_session(
             types.InitializeParams(
                 capabilities=caps,
                 root_uri=path_to_uri(workspace),
-                workspace_folders=[
-                    types.WorkspaceFolder(uri=path_to_uri(workspace), name="ws")
-                ],
+                workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(workspace), name="ws")],
                 initialization_options={"ink": options},
             )
         )
@@ -354,9 +354,7 @@ async def start_sleeping(
     task = asyncio.ensure_future(
         client.ink(methods.SESSION_PROMPT, {"prompt": "sleep a minute"}, msg_id=msg_id)
     )
-    await client.wait_for(
-        lambda: any(u.get("phase") == "running" for u in client.tool_updates())
-    )
+    await client.wait_for(lambda: any(u.get("phase") == "running" for u in client.tool_updates()))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + WAIT
     while not processes_running(marker):

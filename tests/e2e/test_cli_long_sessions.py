@@ -37,15 +37,25 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def env(tmp_path: Path, fake: FakeModelServer) -> dict[str, str]:
     out = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
-    out.update(INK_STATE_DIR=str(tmp_path / "state"), INK_BASE_URL=fake.base_url,
-               INK_MODEL="fake-model", INK_CONTEXT_WINDOW=str(WINDOW))
+    out.update(
+        INK_STATE_DIR=str(tmp_path / "state"),
+        INK_BASE_URL=fake.base_url,
+        INK_MODEL="fake-model",
+        INK_CONTEXT_WINDOW=str(WINDOW),
+    )
     return out
 
 
 def ink(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ink_ls", "run", "--approval", "auto", *args],
-                          env=env, cwd=cwd, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "ink_ls", "run", "--approval", "auto", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_compact_on_demand_and_the_token_line(
@@ -61,26 +71,32 @@ def test_compact_on_demand_and_the_token_line(
     assert "Always answer in English." in scripted.seen[0].payload["messages"][0]["content"]
     assert "· context " in header[-1] and f"of {WINDOW:,} (" in header[-1]
     for turn in (1, 2):
-        assert ink(env, "--session", "long", f"check f{turn}.txt (turn {turn})",
-                   cwd=workspace).returncode == 0
+        assert (
+            ink(
+                env, "--session", "long", f"check f{turn}.txt (turn {turn})", cwd=workspace
+            ).returncode
+            == 0
+        )
 
     compacted = ink(env, "--compact", "--session", "long", cwd=workspace)
     assert compacted.returncode == 0, compacted.stderr
     line = compacted.stderr.splitlines()[-1]
     assert line.startswith("compacted session long: ") and line.endswith(" tokens")
-    before, after = (int(n.replace(",", "")) for n in
-                     line.removeprefix("compacted session long: ").removesuffix(" tokens")
-                     .split(" → "))
+    before, after = (
+        int(n.replace(",", ""))
+        for n in line.removeprefix("compacted session long: ").removesuffix(" tokens").split(" → ")
+    )
     assert after < before
-    records = [json.loads(x) for x in
-               (tmp_path / "state" / "sessions" / "long.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(x)
+        for x in (tmp_path / "state" / "sessions" / "long.jsonl").read_text().splitlines()
+    ]
     assert records[-1]["type"] == "compaction" and records[-1]["reason"] == "manual"
 
     seen = len(scripted.seen)
     last = ink(env, "--session", "long", "check f0.txt (turn 3)", cwd=workspace)
     assert last.returncode == 0, last.stderr
-    users = [m["content"] for m in scripted.seen[seen].payload["messages"]
-             if m["role"] == "user"]
+    users = [m["content"] for m in scripted.seen[seen].payload["messages"] if m["role"] == "user"]
     assert users[0].startswith("[Summary of the earlier part")
     assert not any("(turn 0)" in u for u in users)
 
@@ -88,5 +104,6 @@ def test_compact_on_demand_and_the_token_line(
 def test_compact_needs_a_session(env: dict[str, str], workspace: Path) -> None:
     result = ink(env, "--compact", cwd=workspace)
     assert result.returncode == 2
-    assert result.stderr.strip() == "ink-ls run: --compact needs --session ID (the session to "\
-        "compact)"
+    assert (
+        result.stderr.strip() == "ink-ls run: --compact needs --session ID (the session to compact)"
+    )

@@ -19,8 +19,12 @@ TIME = {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UT
 def _env(tmp_path: Path, model: FakeModelServer | None = None) -> dict[str, str]:
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
     env = {k: v for k, v in os.environ.items() if k in keep}
-    env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), INK_STATE_DIR=str(tmp_path / "state"),
-               PYTHONPATH=str(REPO), INK_API_KEY="sk-cli-mcp-secret")
+    env.update(
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        INK_STATE_DIR=str(tmp_path / "state"),
+        PYTHONPATH=str(REPO),
+        INK_API_KEY="sk-cli-mcp-secret",
+    )
     if model is not None:
         env.update(INK_BASE_URL=model.base_url, INK_MODEL="fake-model")
     return env
@@ -28,8 +32,14 @@ def _env(tmp_path: Path, model: FakeModelServer | None = None) -> dict[str, str]
 
 async def _ink(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        PY, "-m", "ink_ls", *args, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        PY,
+        "-m",
+        "ink_ls",
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
     )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), WAIT)
@@ -44,11 +54,19 @@ async def _ink(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
 async def test_mcp_list_shows_each_server_and_why_one_failed(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "time": TIME, "broken": {"command": PY, "args": ["-c", "import sys; sys.exit('no db')"]},
-    }}))
-    code, out, err = await _ink("mcp", "list", "--cwd", str(ws), "--approval", "auto", "-v",
-                                env=_env(tmp_path))
+    (ws / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "time": TIME,
+                    "broken": {"command": PY, "args": ["-c", "import sys; sys.exit('no db')"]},
+                }
+            }
+        )
+    )
+    code, out, err = await _ink(
+        "mcp", "list", "--cwd", str(ws), "--approval", "auto", "-v", env=_env(tmp_path)
+    )
     assert code == 1, err
     lines = out.splitlines()
     time_line = next(ln for ln in lines if ln.startswith("time\t"))
@@ -71,10 +89,13 @@ async def test_run_calls_a_user_configured_server(tmp_path: Path) -> None:
     config.parent.mkdir(parents=True)
     config.write_text(json.dumps({"mcpServers": {"time": {**TIME, "trusted": True}}}))
     with FakeModelServer() as model:
-        model.push(tool("mcp__time__get_current_time", {"timezone": "Europe/Berlin"}),
-                   text("It is evening in Berlin."))
-        code, out, err = await _ink("run", "--json", "--cwd", str(ws), "what time is it?",
-                                    env=_env(tmp_path, model))
+        model.push(
+            tool("mcp__time__get_current_time", {"timezone": "Europe/Berlin"}),
+            text("It is evening in Berlin."),
+        )
+        code, out, err = await _ink(
+            "run", "--json", "--cwd", str(ws), "what time is it?", env=_env(tmp_path, model)
+        )
         assert code == 0, err
         events = [json.loads(line) for line in out.splitlines()]
         [end] = [e for e in events if e["type"] == "tool_end"]

@@ -43,8 +43,13 @@ def ws(tmp_path: Path) -> Path:
 def env(tmp_path: Path, fake: FakeModelServer) -> dict[str, str]:
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
     out = {k: v for k, v in os.environ.items() if k in keep}
-    out.update(INK_STATE_DIR=str(tmp_path / "state"), INK_BASE_URL=fake.base_url,
-               INK_MODEL="fake-model", INK_API_KEY=SECRET, PYTHONUNBUFFERED="1")
+    out.update(
+        INK_STATE_DIR=str(tmp_path / "state"),
+        INK_BASE_URL=fake.base_url,
+        INK_MODEL="fake-model",
+        INK_API_KEY=SECRET,
+        PYTHONUNBUFFERED="1",
+    )
     return out
 
 
@@ -56,6 +61,7 @@ class Run:
 
     async def until(self, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """Read JSON lines until one matches `pred` (every line must be JSON)."""
+
         async def scan() -> dict[str, Any]:
             assert self.proc.stdout is not None
             while True:
@@ -85,8 +91,16 @@ async def ink(env: dict[str, str], ws: Path) -> AsyncIterator[Callable[..., Any]
 
     async def start(*args: str, stdin: int = asyncio.subprocess.DEVNULL) -> Run:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "ink_ls", "run", "--cwd", str(ws), *args,
-            stdin=stdin, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "ink_ls",
+            "run",
+            "--cwd",
+            str(ws),
+            *args,
+            stdin=stdin,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
             env=env,
         )
         procs.append(proc)
@@ -121,23 +135,33 @@ def gone(pid: int) -> bool:
 async def test_readme_question_reads_the_file_and_answers(
     ink: Callable[..., Any], fake: FakeModelServer, ws: Path, tmp_path: Path
 ) -> None:
-    fake.push(tool("read", {"path": "README.md"}, call_ids=["call_r"]),
-              text("Run `make setup`, then `make start`."))
+    fake.push(
+        tool("read", {"path": "README.md"}, call_ids=["call_r"]),
+        text("Run `make setup`, then `make start`."),
+    )
     run: Run = await ink("--json", "read README.md and tell me how to start the project")
     assert await run.finish() == 0, run.stderr
     assert run.stderr == ""
     kinds = [t for t in run.types() if t != "text_delta"]
     assert [t for t in kinds if t.startswith("tool_")] == [
-        "tool_start", "tool_running", "tool_settled", "tool_end"]
+        "tool_start",
+        "tool_running",
+        "tool_settled",
+        "tool_end",
+    ]
     assert [t for t in kinds if not t.startswith("tool_")] == [
-        "message_end", "message_end", "run_end"]
+        "message_end",
+        "message_end",
+        "run_end",
+    ]
     # the read is complete in the stream before the reply ends: it starts then, and its
     # result is delivered after the reply
     assert kinds.index("tool_start") < kinds.index("message_end") < kinds.index("tool_end")
     tool_end = run.events[run.types().index("tool_end")]
     assert (tool_end["tool_name"], tool_end["is_error"]) == ("read", False)
     assert "".join(e["text"] for e in run.events if e["type"] == "text_delta") == (
-        "Run `make setup`, then `make start`.")
+        "Run `make setup`, then `make start`."
+    )
     end = run.events[-1]
     assert end["stop_reason"] == "completed"
     assert end["text"] == "Run `make setup`, then `make start`."
@@ -147,17 +171,28 @@ async def test_readme_question_reads_the_file_and_answers(
     assert first["messages"][0]["role"] == "system"
     assert f"Workspace root: {ws}" in first["messages"][0]["content"]
     assert first["messages"][1] == {
-        "role": "user", "content": "read README.md and tell me how to start the project"}
+        "role": "user",
+        "content": "read README.md and tell me how to start the project",
+    }
     assert {t["function"]["name"] for t in first["tools"]} >= {
-        "read", "bash", "edit", "write", "grep", "find", "ls"}
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "grep",
+        "find",
+        "ls",
+    }
     tool_msg = second["messages"][3]
     assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "call_r"
     assert "start the project with `make start`" in tool_msg["content"]
     assert fake.request_headers[0]["Authorization"] == f"Bearer {SECRET}"
 
     session_file = tmp_path / "state" / "sessions" / f"{end['session_id']}.jsonl"
-    roles = [json.loads(line).get("message", {}).get("role")
-             for line in session_file.read_text().splitlines()[1:]]
+    roles = [
+        json.loads(line).get("message", {}).get("role")
+        for line in session_file.read_text().splitlines()[1:]
+    ]
     assert roles == ["user", "assistant", "toolResult", "assistant"]
 
 
@@ -190,10 +225,20 @@ async def test_sigkill_during_a_tool_call_then_the_session_continues(
     body = fake.wait_requests(2)[1]
     assert body["messages"][1:] == [
         {"role": "user", "content": "run the sleeper"},
-        {"role": "assistant", "content": None, "tool_calls": [{
-            "id": "c_b", "type": "function", "function": {
-                "name": "bash",
-                "arguments": json.dumps({"command": f"echo $$ > {fifo}; exec sleep 300"})}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c_b",
+                    "type": "function",
+                    "function": {
+                        "name": "bash",
+                        "arguments": json.dumps({"command": f"echo $$ > {fifo}; exec sleep 300"}),
+                    },
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c_b", "content": INTERRUPTED},
         {"role": "user", "content": "go on"},
     ]
@@ -226,9 +271,12 @@ async def test_ctrl_c_cancels_through_the_tools_and_exits_130(
 async def test_a_reply_cut_at_the_token_limit_has_its_calls_refused(
     ink: Callable[..., Any], fake: FakeModelServer, ws: Path
 ) -> None:
-    fake.push(tool("write", '{"path": "out.txt", "content": "hal', finish_reason="length",
-                   call_ids=["c_w"]),
-              text("I will retry later."))
+    fake.push(
+        tool(
+            "write", '{"path": "out.txt", "content": "hal', finish_reason="length", call_ids=["c_w"]
+        ),
+        text("I will retry later."),
+    )
     run: Run = await ink("--json", "--approval", "auto", "write out.txt")
     assert await run.finish() == 0, run.stderr
     tool_end = next(e for e in run.events if e["type"] == "tool_end")
@@ -239,7 +287,8 @@ async def test_a_reply_cut_at_the_token_limit_has_its_calls_refused(
     assert refusal["role"] == "tool" and refusal["tool_call_id"] == "c_w"
     assert refusal["content"] == (
         'Tool call "write" was not executed: the response hit the output token limit, so its '
-        "arguments may be truncated. Re-issue the tool call with complete arguments.")
+        "arguments may be truncated. Re-issue the tool call with complete arguments."
+    )
 
 
 async def test_a_final_reply_cut_at_the_token_limit_reports_max_tokens_and_exits_4(
@@ -250,10 +299,14 @@ async def test_a_final_reply_cut_at_the_token_limit_reports_max_tokens_and_exits
     assert await run.finish() == 4, run.stderr
     end = run.events[-1]
     assert (end["type"], end["stop_reason"], end["text"]) == (
-        "run_end", "max_tokens", "The answer begins and then")
+        "run_end",
+        "max_tokens",
+        "The answer begins and then",
+    )
     assert run.stderr == (
         "ink-ls run: the answer was cut at the output-token limit (raise INK_MAX_TOKENS or ask "
-        "for a shorter answer)\n")
+        "for a shorter answer)\n"
+    )
 
 
 async def test_the_live_view_says_max_tokens_too(
@@ -266,8 +319,10 @@ async def test_the_live_view_says_max_tokens_too(
     assert "The answer begins and then" in out.decode()
     summary = err.decode().splitlines()[-2:]
     assert summary[0].startswith("max_tokens · ")
-    assert summary[1] == ("ink-ls run: the answer was cut at the output-token limit (raise "
-                          "INK_MAX_TOKENS or ask for a shorter answer)")
+    assert summary[1] == (
+        "ink-ls run: the answer was cut at the output-token limit (raise "
+        "INK_MAX_TOKENS or ask for a shorter answer)"
+    )
 
 
 async def test_a_failing_endpoint_exits_1_with_the_reason_and_never_the_key(
@@ -278,8 +333,9 @@ async def test_a_failing_endpoint_exits_1_with_the_reason_and_never_the_key(
     assert await run.finish() == 1
     end = run.events[-1]
     assert end["type"] == "run_end" and end["stop_reason"] == "error"
-    assert end["error"].startswith(f"the model endpoint at {fake.base_url} answered HTTP 401: "
-                                   "bad key [redacted]")
+    assert end["error"].startswith(
+        f"the model endpoint at {fake.base_url} answered HTTP 401: bad key [redacted]"
+    )
     assert f"ink-ls run: {end['error']}" in run.stderr
     assert "DEBUG" in run.stderr  # logs went to stderr, stdout stayed pure JSON
     assert SECRET not in run.stderr and SECRET not in json.dumps(run.events)
@@ -291,7 +347,8 @@ async def test_ask_without_a_terminal_is_a_usage_error(ink: Callable[..., Any]) 
     assert run.events == []
     assert run.stderr.strip() == (
         "ink-ls run: --approval ask needs a terminal to ask on (stdin is not one); use "
-        "--approval auto or --approval readonly")
+        "--approval auto or --approval readonly"
+    )
 
 
 async def test_commands_never_see_the_api_key(
@@ -299,8 +356,9 @@ async def test_commands_never_see_the_api_key(
 ) -> None:
     env["MY_PROVIDER_KEY"] = "sk-provider-only-1234"
     fake.push(tool("bash", {"command": "env; echo end-of-env"}, call_ids=["c_env"]), text("ok"))
-    run: Run = await ink("--json", "--approval", "auto", "--api-key-env", "MY_PROVIDER_KEY",
-                         "show the environment")
+    run: Run = await ink(
+        "--json", "--approval", "auto", "--api-key-env", "MY_PROVIDER_KEY", "show the environment"
+    )
     assert await run.finish() == 0, run.stderr
     assert fake.request_headers[0]["Authorization"] == "Bearer sk-provider-only-1234"
     output = fake.wait_requests(2)[1]["messages"][3]["content"]
@@ -324,5 +382,7 @@ async def test_without_json_or_a_terminal_the_output_is_plain_lines(
     assert lines[0].startswith("session s-")
     # no /v1/models figure from this endpoint: the stated default
     assert lines[0].endswith(f"fake-model at {fake.base_url} · window 32,768 tokens")
-    assert lines[1].startswith("completed · 20 tokens in, 10 out · context 15 of 32,768 (0 %) "
-                               "· session 20 in, 10 out · continue with --session s-")
+    assert lines[1].startswith(
+        "completed · 20 tokens in, 10 out · context 15 of 32,768 (0 %) "
+        "· session 20 in, 10 out · continue with --session s-"
+    )

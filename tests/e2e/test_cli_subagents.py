@@ -21,10 +21,16 @@ WAIT = 30.0
 def fake() -> Iterator[FakeModelServer]:
     with FakeModelServer() as srv:
         srv.push(
-            tool("task", {"prompt": "Read README.md and say how to start.",
-                          "description": "survey"}, call_ids=["call_1"]),
-            Reply(text="CHILD THINKING", tool_calls=[("read", {"path": "README.md"})],
-                  call_ids=["call_1"]),
+            tool(
+                "task",
+                {"prompt": "Read README.md and say how to start.", "description": "survey"},
+                call_ids=["call_1"],
+            ),
+            Reply(
+                text="CHILD THINKING",
+                tool_calls=[("read", {"path": "README.md"})],
+                call_ids=["call_1"],
+            ),
             text("CHILD ANSWER: make start"),
             text("Run `make start`."),
         )
@@ -37,12 +43,27 @@ async def run_ink(tmp_path: Path, fake: FakeModelServer, *args: str) -> tuple[in
     (ws / "README.md").write_text("# Demo\n\nStart it with `make start`.\n")
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
     env = {k: v for k, v in os.environ.items() if k in keep}
-    env.update(INK_STATE_DIR=str(tmp_path / "state"), INK_BASE_URL=fake.base_url,
-               INK_MODEL="fake-model", INK_API_KEY="sk-sub-e2e", PYTHONUNBUFFERED="1")
+    env.update(
+        INK_STATE_DIR=str(tmp_path / "state"),
+        INK_BASE_URL=fake.base_url,
+        INK_MODEL="fake-model",
+        INK_API_KEY="sk-sub-e2e",
+        PYTHONUNBUFFERED="1",
+    )
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "ink_ls", "run", "--cwd", str(ws), "--approval", "auto", *args,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=env,
+        sys.executable,
+        "-m",
+        "ink_ls",
+        "run",
+        "--cwd",
+        str(ws),
+        "--approval",
+        "auto",
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
     )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), WAIT)
@@ -60,8 +81,11 @@ async def test_json_lines_tag_the_sub_agents_calls_with_their_task(
     code, out, err = await run_ink(tmp_path, fake, "--json", "how do I start it?")
     assert code == 0, err
     events = [json.loads(line) for line in out.splitlines()]
-    tools = [(e["type"], e["tool_call_id"], e.get("parent_tool_call_id"))
-             for e in events if e["type"].startswith("tool_")]
+    tools = [
+        (e["type"], e["tool_call_id"], e.get("parent_tool_call_id"))
+        for e in events
+        if e["type"].startswith("tool_")
+    ]
     assert tools == [
         ("tool_start", "call_1", None),
         ("tool_running", "call_1", None),
@@ -73,8 +97,9 @@ async def test_json_lines_tag_the_sub_agents_calls_with_their_task(
         ("tool_end", "call_1", None),
     ]
     # the sub-agent's text is tagged too; its message/run ends are not printed
-    child_text = "".join(e["text"] for e in events
-                         if e["type"] == "text_delta" and e.get("parent_tool_call_id"))
+    child_text = "".join(
+        e["text"] for e in events if e["type"] == "text_delta" and e.get("parent_tool_call_id")
+    )
     assert child_text == "CHILD THINKINGCHILD ANSWER: make start"
     assert [e["type"] for e in events].count("run_end") == 1
     assert [e["type"] for e in events].count("message_end") == 2

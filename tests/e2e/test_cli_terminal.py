@@ -85,11 +85,25 @@ async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
-    env.update(INK_STATE_DIR=str(tmp_path / "state"), INK_BASE_URL=fake.base_url,
-               INK_MODEL="fake-model", TERM="xterm-256color", COLUMNS="160")
+    env.update(
+        INK_STATE_DIR=str(tmp_path / "state"),
+        INK_BASE_URL=fake.base_url,
+        INK_MODEL="fake-model",
+        TERM="xterm-256color",
+        COLUMNS="160",
+    )
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "ink_ls", "run", "--cwd", str(ws), "make the files",
-        stdin=slave, stdout=slave, stderr=slave, env=env,
+        sys.executable,
+        "-m",
+        "ink_ls",
+        "run",
+        "--cwd",
+        str(ws),
+        "make the files",
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
     )
     os.close(slave)
     term = Terminal(master)
@@ -117,4 +131,5 @@ async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
     assert refusal["role"] == "tool"
     assert refusal["content"] == 'Tool "write" blocked by user: the user rejected this change'
     assert json.dumps(fake.requests[0]["messages"][1]) == (
-        '{"role": "user", "content": "make the files"}')
+        '{"role": "user", "content": "make the files"}'
+    )

@@ -57,8 +57,12 @@ async def test_server_keeps_modes_and_symlinks(start: Starter, model: FakeModelS
     (ws_root / "real").mkdir()
     (ws_root / "real" / "target.py").write_text(ORIGINAL)
     (ws_root / "link.py").symlink_to("real/target.py")
-    model.push(tool("edit", _edit("run.sh")), tool("edit", _edit("secret.env")),
-               tool("write", {"path": "link.py", "content": "echo written\n"}), text("done"))
+    model.push(
+        tool("edit", _edit("run.sh")),
+        tool("edit", _edit("secret.env")),
+        tool("write", {"path": "link.py", "content": "echo written\n"}),
+        text("done"),
+    )
     assert (await client.prompt("change them"))["stopReason"] == "end_turn"
     assert stat.S_IMODE(script.stat().st_mode) == 0o755
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
@@ -89,7 +93,9 @@ async def test_server_full_disk_leaves_the_original_and_tells_the_model(
 
 
 async def test_cli_full_disk_leaves_the_original(
-    ink: Callable[..., Any], fake: FakeModelServer, ws: Path  # noqa: F811
+    ink: Callable[..., Any],
+    fake: FakeModelServer,
+    ws: Path,  # noqa: F811
 ) -> None:
     with small_tmpfs(ws / "full") as full:
         (full / "data.txt").write_text(ORIGINAL)
@@ -106,7 +112,9 @@ async def test_cli_full_disk_leaves_the_original(
 
 
 async def test_cli_keeps_modes_and_symlinks(
-    ink: Callable[..., Any], fake: FakeModelServer, ws: Path  # noqa: F811
+    ink: Callable[..., Any],
+    fake: FakeModelServer,
+    ws: Path,  # noqa: F811
 ) -> None:
     script = ws / "run.sh"
     script.write_text(ORIGINAL)
@@ -125,7 +133,9 @@ async def test_cli_keeps_modes_and_symlinks(
 
 
 async def test_cli_full_output_logs_are_removed_at_exit(
-    ink: Callable[..., Any], fake: FakeModelServer, env: dict[str, str],  # noqa: F811
+    ink: Callable[..., Any],
+    fake: FakeModelServer,
+    env: dict[str, str],  # noqa: F811
     tmp_path: Path,
 ) -> None:
     tmpdir = tmp_path / "tmpdir"

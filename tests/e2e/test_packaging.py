@@ -28,7 +28,10 @@ def test_wheel_and_sdist_build_and_the_wheel_installs_as_a_tool(
     dist = tmp_path / "dist"
     built = subprocess.run(
         [sys.executable, "-m", "build", "--installer", "uv", "--outdir", str(dist), str(REPO)],
-        capture_output=True, text=True, timeout=100)
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = dist.glob("ink_ls-*.whl")
     (sdist,) = dist.glob("ink_ls-*.tar.gz")
@@ -44,12 +47,19 @@ def test_wheel_and_sdist_build_and_the_wheel_installs_as_a_tool(
     assert not any("node_modules" in m for m in members)
 
     # a clean tool environment: nothing from this checkout or its venv on the paths
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    env.update(UV_TOOL_DIR=str(tmp_path / "tools"), UV_TOOL_BIN_DIR=str(tmp_path / "bin"),
-               PATH="/usr/bin:/bin")
-    installed = subprocess.run([_uv(), "tool", "install", str(wheel)], env=env,
-                               capture_output=True, text=True, timeout=100)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "VIRTUAL_ENV", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+    }
+    env.update(
+        UV_TOOL_DIR=str(tmp_path / "tools"),
+        UV_TOOL_BIN_DIR=str(tmp_path / "bin"),
+        PATH="/usr/bin:/bin",
+    )
+    installed = subprocess.run(
+        [_uv(), "tool", "install", str(wheel)], env=env, capture_output=True, text=True, timeout=100
+    )
     assert installed.returncode == 0, installed.stderr[-3000:]
     ink_ls = tmp_path / "bin" / "ink-ls"
     assert ink_ls.is_file()
@@ -58,15 +68,33 @@ def test_wheel_and_sdist_build_and_the_wheel_installs_as_a_tool(
     ws.mkdir()
     (ws / "app.py").write_text("print('packaged')\n")
     model.push(tool("read", {"path": "app.py"}), text("app.py prints packaged."))
-    env.update(INK_BASE_URL=model.base_url, INK_MODEL="fake-model", INK_API_KEY="sk-test-pkg",
-               INK_STATE_DIR=str(tmp_path / "state"))
+    env.update(
+        INK_BASE_URL=model.base_url,
+        INK_MODEL="fake-model",
+        INK_API_KEY="sk-test-pkg",
+        INK_STATE_DIR=str(tmp_path / "state"),
+    )
     where = subprocess.run(
-        [str(tmp_path / "tools" / "ink-ls" / "bin" / "python"), "-c",
-         "import ink_ls; print(ink_ls.__file__)"],
-        env=env, cwd=ws, capture_output=True, text=True, timeout=30)
+        [
+            str(tmp_path / "tools" / "ink-ls" / "bin" / "python"),
+            "-c",
+            "import ink_ls; print(ink_ls.__file__)",
+        ],
+        env=env,
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert where.stdout.startswith(str(tmp_path / "tools")), where.stdout + where.stderr
-    run = subprocess.run([str(ink_ls), "run", "--approval", "auto", "what does app.py print?"],
-                         env=env, cwd=ws, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [str(ink_ls), "run", "--approval", "auto", "what does app.py print?"],
+        env=env,
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     assert "app.py prints packaged." in run.stdout
     tool_message = next(m for m in model.requests[1]["messages"] if m.get("role") == "tool")

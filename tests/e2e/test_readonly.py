@@ -31,7 +31,9 @@ async def test_server_readonly_refuses_an_outside_read_without_asking(
 
 
 async def test_cli_readonly_refuses_an_outside_read_even_with_yes_on_stdin(
-    ink: Callable[..., Any], fake: FakeModelServer, tmp_path: Path,  # noqa: F811
+    ink: Callable[..., Any],
+    fake: FakeModelServer,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     outside = tmp_path / "private.txt"
     outside.write_text("top secret notes\n")

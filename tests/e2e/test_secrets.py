@@ -34,8 +34,14 @@ async def test_server_commands_cannot_read_the_key_from_the_server(
     client = await start(
         approval="auto",
         env={"INK_API_KEY": GENERIC, "MY_PROVIDER_KEY": NAMED},
-        ink={"model": {"baseUrl": model.base_url, "model": "fake-model",
-                       "apiKeyEnv": "MY_PROVIDER_KEY"}, "approval": "auto"},
+        ink={
+            "model": {
+                "baseUrl": model.base_url,
+                "model": "fake-model",
+                "apiKeyEnv": "MY_PROVIDER_KEY",
+            },
+            "approval": "auto",
+        },
     )
     model.push(tool("bash", {"command": PROBE}), text("done"))
     assert (await client.prompt("look around"))["stopReason"] == "end_turn"
@@ -49,14 +55,17 @@ async def test_server_commands_cannot_read_the_key_from_the_server(
 
 
 async def test_cli_commands_cannot_read_the_key_from_ink_ls_run(
-    ink: Callable[..., Any], fake: FakeModelServer, env: dict[str, str],  # noqa: F811
+    ink: Callable[..., Any],
+    fake: FakeModelServer,
+    env: dict[str, str],  # noqa: F811
     tmp_path: Path,
 ) -> None:
     env["MY_PROVIDER_KEY"] = NAMED
     env["OPENAI_API_KEY"] = GENERIC
     fake.push(tool("bash", {"command": PROBE}), text("done"))
-    run: Run = await ink("--json", "--approval", "auto", "--api-key-env", "MY_PROVIDER_KEY",
-                         "look around")
+    run: Run = await ink(
+        "--json", "--approval", "auto", "--api-key-env", "MY_PROVIDER_KEY", "look around"
+    )
     assert await run.finish() == 0, run.stderr
     assert fake.request_headers[0]["Authorization"] == f"Bearer {NAMED}"
     output = _probe_output(fake.wait_requests(2)[1])

@@ -29,8 +29,10 @@ async def test_command_allowed_runs_and_the_model_gets_its_output(
     (output,) = tool_results(model.wait_requests(2)[1])
     assert "approved-42" in output
     registered = client.tool_updates("call_1")[0]
-    assert (registered["title"], registered["kind"]) == ("bash: echo approved-$((20+22))",
-                                                         "execute")
+    assert (registered["title"], registered["kind"]) == (
+        "bash: echo approved-$((20+22))",
+        "execute",
+    )
 
 
 async def test_command_rejected_is_blocked(start: Starter, model: FakeModelServer) -> None:
@@ -74,9 +76,7 @@ async def test_command_approval_times_out(start: Starter, model: FakeModelServer
         never.set()
     assert result["stopReason"] == "end_turn"
     (output,) = tool_results(model.wait_requests(2)[1])
-    assert output == (
-        'Tool "bash" blocked by user: no answer to the approval prompt within 0.5s'
-    )
+    assert output == ('Tool "bash" blocked by user: no answer to the approval prompt within 0.5s')
     assert not (client.workspace / "made-it").exists()
     # the editor is told the prompt is stale, so it can close it
     await asyncio.wait_for(withdrawn.wait(), 5)

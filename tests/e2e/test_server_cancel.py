@@ -36,9 +36,7 @@ async def test_cancel_channels_end_the_turn_cancelled(
             assert await client.ink(methods.SESSION_CANCEL, {"sessionId": session_id}) is None
         else:
             (token,) = client.progress_reports
-            client.window_work_done_progress_cancel(
-                types.WorkDoneProgressCancelParams(token=token)
-            )
+            client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     result = await asyncio.wait_for(task, WAIT)
     assert result["stopReason"] == "cancelled"
     assert result["sessionId"] == session_id
@@ -51,7 +49,9 @@ async def test_cancel_channels_end_the_turn_cancelled(
     model.push(text("back again"))
     follow = await client.prompt("are you there?", sessionId=session_id)
     assert (follow["stopReason"], follow["text"], follow["turnId"]) == (
-        "end_turn", "back again", "t2"
+        "end_turn",
+        "back again",
+        "t2",
     )
 
 

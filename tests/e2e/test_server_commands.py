@@ -27,8 +27,9 @@ async def plugin_less(start: Starter) -> InkClient:
 
 
 async def execute(client: InkClient, *arguments: Any) -> Any:
-    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=methods.COMMAND_ASK, arguments=list(arguments)))
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=methods.COMMAND_ASK, arguments=list(arguments))
+    )
 
 
 async def next_message(client: InkClient, count: int = 0) -> types.ShowMessageParams:
@@ -49,13 +50,20 @@ async def test_code_actions_for_a_selection_and_a_diagnostic(start: Starter) -> 
     # `command` from a Command (eglot's test shows the real client's view)
     client.protocol.extra_raw = {methods.CODE_ACTION}  # type: ignore[attr-defined]
     selection = {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}
-    problem = {"range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 7}},
-               "message": "undefined name 'y'", "source": "pyflakes"}
-    actions = await client.ink(methods.CODE_ACTION, {
-        "textDocument": {"uri": uri}, "range": selection,
-        "context": {"diagnostics": [problem]}})
+    problem = {
+        "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 7}},
+        "message": "undefined name 'y'",
+        "source": "pyflakes",
+    }
+    actions = await client.ink(
+        methods.CODE_ACTION,
+        {"textDocument": {"uri": uri}, "range": selection, "context": {"diagnostics": [problem]}},
+    )
     assert [a["title"] for a in actions] == [
-        "Ink: fix this problem (undefined name 'y')", "Ink: explain this", "Ink: ask about this…"]
+        "Ink: fix this problem (undefined name 'y')",
+        "Ink: explain this",
+        "Ink: ask about this…",
+    ]
     fix, explain, ask = actions
     assert fix["kind"] == "quickfix" and fix["diagnostics"][0]["message"] == problem["message"]
     assert fix["command"]["command"] == "ink.ask"
@@ -67,11 +75,15 @@ async def test_code_actions_for_a_selection_and_a_diagnostic(start: Starter) -> 
     assert ask["command"]["arguments"] == [{"uri": uri, "range": selection}]
     # at a cursor (no selection) the actions are about the cursor's line
     cursor = {"start": {"line": 1, "character": 3}, "end": {"line": 1, "character": 3}}
-    at_cursor = await client.ink(methods.CODE_ACTION, {
-        "textDocument": {"uri": uri}, "range": cursor, "context": {"diagnostics": []}})
+    at_cursor = await client.ink(
+        methods.CODE_ACTION,
+        {"textDocument": {"uri": uri}, "range": cursor, "context": {"diagnostics": []}},
+    )
     assert [a["title"] for a in at_cursor] == ["Ink: explain this", "Ink: ask about this…"]
     assert at_cursor[0]["command"]["arguments"][0]["range"] == {
-        "start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
+        "start": {"line": 1, "character": 0},
+        "end": {"line": 2, "character": 0},
+    }
 
 
 async def test_short_answer_is_a_message(start: Starter, model: FakeModelServer) -> None:
@@ -117,8 +129,9 @@ async def test_busy_then_cancel(start: Starter, model: FakeModelServer) -> None:
     with pytest.raises(JsonRpcException) as refused:
         await execute(client, "and this too")
     assert refused.value.code == -32002
-    cancelled = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=methods.COMMAND_CANCEL))
+    cancelled = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=methods.COMMAND_CANCEL)
+    )
     assert cancelled == {"cancelled": 1}
     message = await next_message(client)
     assert (message.type, message.message) == (types.MessageType.Warning, "Ink: cancelled")

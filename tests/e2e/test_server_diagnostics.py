@@ -24,10 +24,18 @@ def lint(text: str) -> list[dict[str, Any]]:
         for word, severity, code in (("BAD", 1, "E1"), ("unused", 2, "W2")):
             col = line.find(word)
             if col >= 0:
-                out.append({"range": {"start": {"line": n, "character": col},
-                                      "end": {"line": n, "character": col + len(word)}},
-                            "severity": severity, "code": code, "source": "fakelint",
-                            "message": f"{word} found"})
+                out.append(
+                    {
+                        "range": {
+                            "start": {"line": n, "character": col},
+                            "end": {"line": n, "character": col + len(word)},
+                        },
+                        "severity": severity,
+                        "code": code,
+                        "source": "fakelint",
+                        "message": f"{word} found",
+                    }
+                )
     return out
 
 
@@ -59,15 +67,20 @@ class Linter:
             if uri.endswith(".py") and self.linted.get(uri) != current:
                 self.linted[uri] = current
                 loop.call_later(0.05, self.publish, path)
-        return {"items": [{"uri": u, "diagnostics": self.published.get(u, []),
-                           "watched": u.endswith(".py")} for u in uris]}
+        return {
+            "items": [
+                {"uri": u, "diagnostics": self.published.get(u, []), "watched": u.endswith(".py")}
+                for u in uris
+            ]
+        }
 
 
 async def _start(start: Starter, workspace: Path) -> tuple[InkClient, Linter]:
     (workspace / "app.py").write_text(APP)
-    client = await start(approval="auto",
-                         experimental={"ink": {"diagnostics": True, "reviewsApplyEdit": False}},
-                         )
+    client = await start(
+        approval="auto",
+        experimental={"ink": {"diagnostics": True, "reviewsApplyEdit": False}},
+    )
     linter = Linter(client, workspace)
     client.on_diagnostics = linter.answer
     linter.publish(workspace / "app.py")
@@ -80,8 +93,18 @@ async def test_an_edit_reports_the_problems_it_introduced_and_not_the_old_ones(
 ) -> None:
     client, linter = await _start(start, workspace)
     model.push(
-        tool("edit", {"path": "app.py", "edits": [
-            {"oldText": "import os\n", "newText": "import os\nimport unused_mod\ny = BAD + 1\n"}]}),
+        tool(
+            "edit",
+            {
+                "path": "app.py",
+                "edits": [
+                    {
+                        "oldText": "import os\n",
+                        "newText": "import os\nimport unused_mod\ny = BAD + 1\n",
+                    }
+                ],
+            },
+        ),
         tool("diagnostics", {}),
         text("Two new problems."),
     )
@@ -92,7 +115,8 @@ async def test_an_edit_reports_the_problems_it_introduced_and_not_the_old_ones(
         "[The editor reports 2 new problem(s) in app.py after this change (errors and warnings "
         "that were not there before):]\n"
         "app.py:2:8: warning [fakelint W2] unused found\n"
-        "app.py:3:5: error [fakelint E1] BAD found")
+        "app.py:3:5: error [fakelint E1] BAD found"
+    )
     assert "app.py:4:" not in edited  # `x = BAD` moved from line 2 to 4: not new
     assert listed.splitlines() == [
         "app.py:2:8: warning [fakelint W2] unused found",
@@ -109,12 +133,17 @@ async def test_a_clean_change_says_so_and_without_the_capability_nothing_changes
     start: Starter, model: FakeModelServer, workspace: Path
 ) -> None:
     client, _ = await _start(start, workspace)
-    model.push(tool("write", {"path": "ok.py", "content": "print(1)\n"}), text("Done."),
-               tool("write", {"path": "notes.txt", "content": "BAD words\n"}), text("Done."))
+    model.push(
+        tool("write", {"path": "ok.py", "content": "print(1)\n"}),
+        text("Done."),
+        tool("write", {"path": "notes.txt", "content": "BAD words\n"}),
+        text("Done."),
+    )
     first = await client.prompt("write ok.py")
     assert tool_results(model.requests[1]) == [
         "Created ok.py (1 lines, 9 bytes)\n\n"
-        "[The editor reports no new errors or warnings in ok.py after this change.]"]
+        "[The editor reports no new errors or warnings in ok.py after this change.]"
+    ]
     second = await client.prompt("write notes", sessionId=first["sessionId"])
     assert second["stopReason"] == "end_turn"
     # nothing in the editor lints .txt files: the result says nothing about diagnostics

@@ -43,9 +43,7 @@ async def test_edit_accepted_reaches_buffer_and_disk(
         assert edit["changeAnnotations"]["ink-call_1"]["needsConfirmation"] is True
     else:
         (asked,) = client.message_requests
-        assert asked["message"] == (
-            "Ink wants to edit hello.txt (call_1): 1 line removed, 1 added"
-        )
+        assert asked["message"] == ("Ink wants to edit hello.txt (call_1): 1 line removed, 1 added")
         assert list(edit["changes"]) == [client.open_uri("hello.txt")]
     assert path.read_text(encoding="utf-8") == "hello there\n"
     assert client.buffer("hello.txt") == "hello there\n"
@@ -83,9 +81,7 @@ async def test_edit_rejected_changes_nothing(start: Starter, model: FakeModelSer
     assert client.buffer("hello.txt") == "hello world\n"
 
 
-async def test_unsaved_buffer_is_read_and_edited(
-    start: Starter, model: FakeModelServer
-) -> None:
+async def test_unsaved_buffer_is_read_and_edited(start: Starter, model: FakeModelServer) -> None:
     model.push(
         tool("read", {"path": "hello.txt"}),
         tool("edit", {"path": "hello.txt", "edits": [{"oldText": "unsaved", "newText": "saved"}]}),

@@ -58,22 +58,23 @@ async def test_four_tool_events_and_call_order_delivery(
     # call_1 (task) waits on a sub-agent reply the test holds back until call_2 (read) settled
     release = threading.Event()
     model.push(
-        tools(("task", {"prompt": "say hi", "description": "greet"}),
-              ("read", {"path": "README.md"})),
+        tools(
+            ("task", {"prompt": "say hi", "description": "greet"}), ("read", {"path": "README.md"})
+        ),
         Reply(text="sub-agent says hi", gate=release),
         text("all done"),
     )
     client = await start()
     running = asyncio.ensure_future(client.prompt("do two things"))
-    await client.wait_for(lambda: any(
-        u.get("phase") == "settled" for u in client.tool_updates("call_2")))
+    await client.wait_for(
+        lambda: any(u.get("phase") == "settled" for u in client.tool_updates("call_2"))
+    )
     release.set()
     result = await asyncio.wait_for(running, 30)
     assert result["stopReason"] == "end_turn"
 
     steps = [
-        (u["toolCallId"], u.get("phase", "registered"), u["status"])
-        for u in client.tool_updates()
+        (u["toolCallId"], u.get("phase", "registered"), u["status"]) for u in client.tool_updates()
     ]
     for call in ("call_1", "call_2"):
         mine = [(phase, status) for cid, phase, status in steps if cid == call]
@@ -91,8 +92,11 @@ async def test_four_tool_events_and_call_order_delivery(
     assert steps.index(("call_2", "settled", "completed")) < steps.index(
         ("call_1", "settled", "completed")
     )
-    titles = {u["toolCallId"]: (u["title"], u["kind"]) for u in client.tool_updates()
-              if u["sessionUpdate"] == "tool_call"}
+    titles = {
+        u["toolCallId"]: (u["title"], u["kind"])
+        for u in client.tool_updates()
+        if u["sessionUpdate"] == "tool_call"
+    }
     assert titles == {"call_1": ("task: greet", "think"), "call_2": ("read README.md", "read")}
     delivered_read = [u for u in client.tool_updates("call_2") if u.get("phase") == "delivered"]
     assert "npm start" in delivered_read[0]["content"][0]["content"]["text"]

@@ -35,13 +35,17 @@ async def test_agents_md_reach_the_system_prompt_when_relevant(
     assert "Run tests with `make check`." in system_prompt(before)
     assert "pkg: use tabs." not in system_prompt(before)
     prompt = system_prompt(after)
-    assert prompt.index("make check") < prompt.index("pkg: use tabs.") < prompt.index(
-        "deep: no globals.")
+    assert (
+        prompt.index("make check")
+        < prompt.index("pkg: use tabs.")
+        < prompt.index("deep: no globals.")
+    )
     assert "## pkg/deep/CLAUDE.md (applies to pkg/deep/ and below)" in prompt
     assert "other: never loaded." not in prompt
 
-    loaded = [u["update"] for u in client.updates
-              if u["update"]["sessionUpdate"] == "instructions_loaded"]
+    loaded = [
+        u["update"] for u in client.updates if u["update"]["sessionUpdate"] == "instructions_loaded"
+    ]
     assert [u["paths"] for u in loaded] == [
         [str(workspace / "AGENTS.md")],
         [str(workspace / "pkg" / "AGENTS.md"), str(workspace / "pkg" / "deep" / "CLAUDE.md")],

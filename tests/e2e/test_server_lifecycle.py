@@ -37,9 +37,7 @@ async def test_shutdown_answers_the_running_turn_cancelled(
     assert await asyncio.wait_for(client._server.wait(), WAIT) == 0
 
 
-async def test_stdin_eof_kills_the_running_command(
-    start: Starter, model: FakeModelServer
-) -> None:
+async def test_stdin_eof_kills_the_running_command(start: Starter, model: FakeModelServer) -> None:
     client = await start(approval="auto")
     marker = f"60.{os.getpid()}556"
     task, _ = await start_sleeping(client, model, marker)
@@ -66,9 +64,7 @@ async def test_settings_change_at_run_time(start: Starter, model: FakeModelServe
     assert not (client.workspace / "made-it").exists()
 
 
-async def test_reading_outside_the_workspace_asks(
-    start: Starter, model: FakeModelServer
-) -> None:
+async def test_reading_outside_the_workspace_asks(start: Starter, model: FakeModelServer) -> None:
     client = await start()
     secret_file = client.workspace.parent / "outside.txt"
     secret_file.write_text("outside text", encoding="utf-8")
@@ -93,8 +89,10 @@ async def test_selection_context_in_the_negotiated_encoding(
     start_col = len("x = '😀'; ".encode("utf-8" if client.preset == "neovim" else "utf-16-le"))
     if client.preset != "neovim":
         start_col //= 2
-    rng = {"start": {"line": 0, "character": start_col},
-           "end": {"line": 0, "character": start_col + 5}}
+    rng = {
+        "start": {"line": 0, "character": start_col},
+        "end": {"line": 0, "character": start_col + 5},
+    }
     model.push(text("ok"))
     await client.prompt("explain", textDocument={"uri": uri}, range=rng)
     user = model.wait_requests(1)[0]["messages"][-1]["content"]

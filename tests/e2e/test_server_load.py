@@ -32,12 +32,17 @@ def _shown(update: dict[str, Any]) -> tuple[Any, ...]:
 async def test_load_replays_a_stored_session_in_history_order(
     start: Starter, model: FakeModelServer
 ) -> None:
-    model.push(tool("read", {"path": "README.md"}), text("Run `npm start`."),
-               tool("read", {"path": "missing.txt"}), text("it failed"))
+    model.push(
+        tool("read", {"path": "README.md"}),
+        text("Run `npm start`."),
+        tool("read", {"path": "missing.txt"}),
+        text("it failed"),
+    )
     client = await start(approval="auto")
     uri = client.open("README.md", "# Demo\n\nStart the project with `npm start`.\n")
     first = await client.prompt(
-        "how do I start it?", textDocument={"uri": uri},
+        "how do I start it?",
+        textDocument={"uri": uri},
         range={"start": {"line": 2, "character": 0}, "end": {"line": 3, "character": 0}},
     )
     session_id = first["sessionId"]
@@ -46,19 +51,26 @@ async def test_load_replays_a_stored_session_in_history_order(
 
     again = await start(approval="auto")
     result = await again.ink(methods.SESSION_LOAD, {"sessionId": session_id})
-    assert result == {"sessionId": session_id, "title": "how do I start it?",
-                      "messageCount": 8}
+    assert result == {"sessionId": session_id, "title": "how do I start it?", "messageCount": 8}
     assert {(u["sessionId"], u["turnId"]) for u in again.updates} == {(session_id, "replay")}
     assert [_shown(u) for u in again.updates] == [
-        ("user_message_chunk", "how do I start it?",
-         {"path": "README.md", "firstLine": 3, "lastLine": 3}),
+        (
+            "user_message_chunk",
+            "how do I start it?",
+            {"path": "README.md", "firstLine": 3, "lastLine": 3},
+        ),
         ("tool_call", "call_1", "read README.md", "read", {"path": "README.md"}),
         ("tool_call_update", "call_1", "delivered", "completed", "# Demo"),
         ("agent_message_chunk", "Run `npm start`.", None),
         ("user_message_chunk", "now fail", None),
         ("tool_call", "call_2", "read missing.txt", "read", {"path": "missing.txt"}),
-        ("tool_call_update", "call_2", "delivered", "failed",
-         "Error reading missing.txt: No such file or directory"),
+        (
+            "tool_call_update",
+            "call_2",
+            "delivered",
+            "failed",
+            "Error reading missing.txt: No such file or directory",
+        ),
         ("agent_message_chunk", "it failed", None),
         ("usage_update", 40, 20),
     ]
@@ -69,9 +81,7 @@ async def test_load_replays_a_stored_session_in_history_order(
     assert (third["turnId"], third["text"]) == ("t3", "three")
 
 
-async def test_load_of_a_live_session_and_refusals(
-    start: Starter, model: FakeModelServer
-) -> None:
+async def test_load_of_a_live_session_and_refusals(start: Starter, model: FakeModelServer) -> None:
     model.push(text("hello there"))
     client = await start(approval="auto")
     first = await client.prompt("say hello")
@@ -85,8 +95,10 @@ async def test_load_of_a_live_session_and_refusals(
     ]
 
     error = await rpc_error(client.ink(methods.SESSION_LOAD, {"sessionId": "nope"}))
-    assert (error.code, error.message) == (InkErrorCode.SESSION_NOT_FOUND,
-                                           "session not found: nope")
+    assert (error.code, error.message) == (
+        InkErrorCode.SESSION_NOT_FOUND,
+        "session not found: nope",
+    )
     error = await rpc_error(client.ink(methods.SESSION_LOAD, {}))
     assert error.code == -32602
 

@@ -48,8 +48,7 @@ def session_file(tmp_path: Path, session_id: str) -> list[dict[str, Any]]:
 
 
 def compactions(client: Any) -> list[dict[str, Any]]:
-    return [u["update"] for u in client.updates
-            if u["update"]["sessionUpdate"] == "compaction"]
+    return [u["update"] for u in client.updates if u["update"]["sessionUpdate"] == "compaction"]
 
 
 @pytest.mark.parametrize("preset", ["neovim"])
@@ -77,8 +76,7 @@ async def test_a_200_turn_session_never_runs_out_of_context(
     assert len(done) >= 10
     assert all(c["tokensAfter"] < c["tokensBefore"] for c in done)
     # the user saw how full the window was, and it never passed it
-    usage = [u["update"] for u in client.updates
-             if u["update"]["sessionUpdate"] == "usage_update"]
+    usage = [u["update"] for u in client.updates if u["update"]["sessionUpdate"] == "usage_update"]
     assert all(u["contextWindow"] == WINDOW and u["contextTokens"] <= WINDOW for u in usage)
     assert usage[-1]["sessionInputTokens"] >= sum(s.tokens for s in conversation)
     # the file keeps the whole history and the compactions
@@ -88,7 +86,10 @@ async def test_a_200_turn_session_never_runs_out_of_context(
 
 
 async def _prompt_until_summary(
-    client: Any, scripted: WindowedModel, files: list[str], session_id: str | None = None,
+    client: Any,
+    scripted: WindowedModel,
+    files: list[str],
+    session_id: str | None = None,
 ) -> tuple[asyncio.Future[Any], str]:
     """Send prompts until one starts a compaction; return that prompt's task and the session."""
     for turn in range(60):
@@ -96,8 +97,9 @@ async def _prompt_until_summary(
         if session_id is not None:
             params["sessionId"] = session_id
         task = asyncio.ensure_future(client.ink(methods.SESSION_PROMPT, params))
-        started = asyncio.ensure_future(client.wait_for(lambda: any(
-            c["phase"] == "start" for c in compactions(client))))
+        started = asyncio.ensure_future(
+            client.wait_for(lambda: any(c["phase"] == "start" for c in compactions(client)))
+        )
         await asyncio.wait((task, started), return_when=asyncio.FIRST_COMPLETED, timeout=20)
         if not task.done():
             started.cancel()
@@ -209,15 +211,16 @@ async def test_compact_on_demand_and_the_endpoints_window(
 ) -> None:
     scripted = WindowedModel(WINDOW, reads=1)
     model.default = scripted
-    model.models = [{"id": "other", "context_length": 999_999},
-                    {"id": "fake-model", "object": "model", "max_model_len": WINDOW}]
+    model.models = [
+        {"id": "other", "context_length": 999_999},
+        {"id": "fake-model", "object": "model", "max_model_len": WINDOW},
+    ]
     client = await start(ink=settings(model, window=None))  # the window comes from /v1/models
     first = await client.prompt("check f0.txt (turn 0)")
     session_id = first["sessionId"]
     for turn in (1, 2):
         await client.prompt(f"check f{turn}.txt (turn {turn})", sessionId=session_id)
-    usage = [u["update"] for u in client.updates
-             if u["update"]["sessionUpdate"] == "usage_update"]
+    usage = [u["update"] for u in client.updates if u["update"]["sessionUpdate"] == "usage_update"]
     assert {u["contextWindow"] for u in usage} == {WINDOW}
 
     result = await client.ink(methods.SESSION_COMPACT, {"sessionId": session_id})

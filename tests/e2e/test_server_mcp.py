@@ -31,16 +31,22 @@ def _delivered(client: InkClient) -> list[dict[str, Any]]:
 
 
 def _options(model: FakeModelServer, servers: dict[str, Any]) -> dict[str, Any]:
-    return {"model": {"baseUrl": model.base_url, "model": "fake-model", "apiKey": SECRET},
-            "approval": "ask", "mcpServers": servers}
+    return {
+        "model": {"baseUrl": model.base_url, "model": "fake-model", "apiKey": SECRET},
+        "approval": "ask",
+        "mcpServers": servers,
+    }
 
 
 async def test_status_tools_and_calls_with_approval(
     start: Starter, model: FakeModelServer, tmp_path: Path
 ) -> None:
     servers = {
-        "time": {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
-                 "trusted": True},
+        "time": {
+            "command": PY,
+            "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+            "trusted": True,
+        },
         "h": _hostile(),
         "broken": _hostile(None, "--fail-start"),
     }
@@ -59,8 +65,10 @@ async def test_status_tools_and_calls_with_approval(
     target = tmp_path / "victim.txt"
     client.on_message_request = answer("reject_once")
     model.push(
-        tools(("mcp__time__get_current_time", {"timezone": "UTC"}),
-              ("mcp__h__destroy", {"path": str(target)})),
+        tools(
+            ("mcp__time__get_current_time", {"timezone": "UTC"}),
+            ("mcp__h__destroy", {"path": str(target)}),
+        ),
         text("done"),
     )
     result = await client.prompt("time, then destroy")
@@ -73,7 +81,8 @@ async def test_status_tools_and_calls_with_approval(
     assert '"timezone": "UTC"' in time_call["rawOutput"]["text"]
     assert destroy_call["status"] == "failed"
     assert destroy_call["rawOutput"]["text"] == (
-        'Tool "mcp__h__destroy" blocked by user: the user rejected this call')
+        'Tool "mcp__h__destroy" blocked by user: the user rejected this call'
+    )
     assert not target.exists()
 
 
@@ -88,15 +97,21 @@ async def test_workspace_servers_ask_once_and_stop_with_the_server(
     assert status["servers"][0]["error"] == "waiting for the user's approval to start"
 
     client.on_message_request = answer("allow_once")
-    model.push(tool("mcp__repo__echo", {"text": "one"}), text("first"),
-               tool("mcp__repo__echo", {"text": "two"}), text("second"))
+    model.push(
+        tool("mcp__repo__echo", {"text": "one"}),
+        text("first"),
+        tool("mcp__repo__echo", {"text": "two"}),
+        text("second"),
+    )
     first = await client.prompt("echo one")
     second = await client.prompt("echo two", sessionId=first["sessionId"])
     assert second["stopReason"] == "end_turn"
     messages = [r["message"] for r in client.message_requests]
     starts = [m for m in messages if ".mcp.json" in m]
-    assert len(starts) == 1 and "Start the MCP servers of this workspace's .mcp.json (repo)?" in (
-        starts[0])
+    assert (
+        len(starts) == 1
+        and "Start the MCP servers of this workspace's .mcp.json (repo)?" in (starts[0])
+    )
     outputs = [u["rawOutput"]["text"] for u in _delivered(client)]
     assert outputs == ["echo: one", "echo: two"]
 
@@ -110,8 +125,9 @@ async def test_a_server_that_ignores_its_stdin_closing_dies_with_ink_ls(
     start: Starter, model: FakeModelServer, tmp_path: Path
 ) -> None:
     log = tmp_path / "linger.log"
-    client = await start(ink=_options(model, {"stay": {**_hostile(log, "--linger"),
-                                                        "trusted": True}}))
+    client = await start(
+        ink=_options(model, {"stay": {**_hostile(log, "--linger"), "trusted": True}})
+    )
     model.push(tool("mcp__stay__echo", {"text": "hi"}), text("ok"))
     assert (await client.prompt("echo"))["stopReason"] == "end_turn"
     [pid] = {e["pid"] for e in map(json.loads, log.read_text().splitlines())}

@@ -43,11 +43,10 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
 
     error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"prompt": 5}))
     assert (error.code, error.message) == (
-        -32602, "invalid params: /prompt: Input should be a valid string"
+        -32602,
+        "invalid params: /prompt: Input should be a valid string",
     )
-    assert error.data == {
-        "errors": [{"loc": "/prompt", "msg": "Input should be a valid string"}]
-    }
+    assert error.data == {"errors": [{"loc": "/prompt", "msg": "Input should be a valid string"}]}
 
     error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"sessionId": "x"}))
     assert (error.code, error.message) == (-32602, "invalid params: /prompt: Field required")
@@ -56,22 +55,23 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
     not_an_object: Any = ["not", "an", "object"]
     error = await rpc_error(client.ink(methods.SESSION_CLOSE, not_an_object))
     assert (error.code, error.message, error.data) == (
-        -32602, "invalid params: params must be an object",
+        -32602,
+        "invalid params: params must be an object",
         {"errors": [{"loc": "(root)", "msg": "Input should be an object"}]},
     )
 
-    error = await rpc_error(client.ink(methods.SESSION_PROMPT, {"prompt": "hi",
-                                                                "sessionId": "nope"}))
+    error = await rpc_error(
+        client.ink(methods.SESSION_PROMPT, {"prompt": "hi", "sessionId": "nope"})
+    )
     assert (error.code, error.message) == (
-        InkErrorCode.SESSION_NOT_FOUND, "session not found: nope"
+        InkErrorCode.SESSION_NOT_FOUND,
+        "session not found: nope",
     )
 
     # an LSP request whose params do not fit its type is answered, not left hanging
     client.protocol.extra_raw = {TEXT_DOCUMENT_HOVER}
     error = await rpc_error(client.ink(TEXT_DOCUMENT_HOVER, {"textDocument": 5}))
-    assert (error.code, error.message) == (
-        -32602, "Invalid Params: params of textDocument/hover"
-    )
+    assert (error.code, error.message) == (-32602, "Invalid Params: params of textDocument/hover")
 
     tools = await client.ink(methods.TOOLS, {})
     names = [t["name"] for t in tools["tools"]]
@@ -131,8 +131,9 @@ async def test_model_endpoint_failure_is_an_error_stop(
 async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     start: Starter, model: FakeModelServer
 ) -> None:
-    client = await start(ink={"model": {"baseUrl": model.base_url, "maxTokens": -1},
-                              "approval": "sometimes"})
+    client = await start(
+        ink={"model": {"baseUrl": model.base_url, "maxTokens": -1}, "approval": "sometimes"}
+    )
     (warning,) = client.messages
     assert warning.type == 2
     assert warning.message == (
@@ -141,13 +142,22 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     )
     assert client.init_result is not None
     caps = client.init_result.capabilities
-    assert caps.experimental == {"ink": {
-        "version": "0.1.0",
-        "methods": [methods.SESSION_PROMPT, methods.SESSION_CANCEL, methods.SESSION_LIST,
-                    methods.SESSION_CLOSE, methods.SESSION_COMPACT, methods.SESSION_LOAD,
-                    methods.TOOLS, methods.MCP_STATUS],
-        "notifications": [methods.SESSION_UPDATE],
-    }}
+    assert caps.experimental == {
+        "ink": {
+            "version": "0.1.0",
+            "methods": [
+                methods.SESSION_PROMPT,
+                methods.SESSION_CANCEL,
+                methods.SESSION_LIST,
+                methods.SESSION_CLOSE,
+                methods.SESSION_COMPACT,
+                methods.SESSION_LOAD,
+                methods.TOOLS,
+                methods.MCP_STATUS,
+            ],
+            "notifications": [methods.SESSION_UPDATE],
+        }
+    }
     expected = "utf-8" if client.preset == "neovim" else "utf-16"
     assert caps.position_encoding == expected
     assert client.init_result.server_info is not None
@@ -164,7 +174,9 @@ def test_every_registered_method_is_in_protocol_md() -> None:
     documented = set(re.findall(r"`([a-zA-Z$][\w$/]*)`", text_md))
     server = build_server()
     missing = sorted(
-        m for m in registered_methods(server) | set(methods.SERVER_REQUESTS)
+        m
+        for m in registered_methods(server)
+        | set(methods.SERVER_REQUESTS)
         | set(methods.SERVER_NOTIFICATIONS)
         if m not in documented and not m.startswith("notebookDocument/")
     )
@@ -191,8 +203,10 @@ async def test_sessions_persist_across_server_restarts(
     contents = [m.get("content") for m in history if m["role"] in ("user", "assistant")]
     assert contents[-3:] == ["remember the number 42", "first answer", "what was the number?"]
 
-    assert await again.ink(methods.SESSION_CLOSE, {"sessionId": first["sessionId"],
-                                                    "delete": True}) is None
+    assert (
+        await again.ink(methods.SESSION_CLOSE, {"sessionId": first["sessionId"], "delete": True})
+        is None
+    )
     assert (await again.ink(methods.SESSION_LIST, {}))["sessions"] == []
 
 
@@ -201,9 +215,18 @@ async def test_tcp_transport_serves_one_client(workspace: Path, tmp_path: Path) 
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "ink_ls", "--tcp", "--host", "127.0.0.1", "--port", str(port),
-        env=server_env(tmp_path / "state"), cwd=str(workspace),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        sys.executable,
+        "-m",
+        "ink_ls",
+        "--tcp",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        env=server_env(tmp_path / "state"),
+        cwd=str(workspace),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
     )
     try:
         loop = asyncio.get_running_loop()
@@ -215,8 +238,14 @@ async def test_tcp_transport_serves_one_client(workspace: Path, tmp_path: Path) 
             except OSError:
                 assert loop.time() < deadline, "the TCP server never listened"
                 await asyncio.sleep(0.05)
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}}).encode()
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}},
+            }
+        ).encode()
         writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         length = 0
         while (line := await asyncio.wait_for(reader.readline(), WAIT)) != b"\r\n":

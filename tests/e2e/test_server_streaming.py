@@ -69,8 +69,11 @@ async def test_a_reply_cut_by_the_token_limit_after_two_started_calls_refuses_al
     start: Starter, model: FakeModelServer
 ) -> None:
     ids = ["r1", "r2", "r3"]
-    calls = [("read", {"path": "README.md"}), ("grep", {"pattern": "npm"}),
-             ("read", '{"path": "READ')]
+    calls = [
+        ("read", {"path": "README.md"}),
+        ("grep", {"pattern": "npm"}),
+        ("read", '{"path": "READ'),
+    ]
     reply = held(calls, ids, 2, finish_reason="length")
     model.push(reply, text("sorry"))
     client = await start()
@@ -89,8 +92,14 @@ async def test_a_reply_cut_by_the_token_limit_after_two_started_calls_refuses_al
 async def test_a_cancel_mid_stream_cancels_the_started_task(
     start: Starter, model: FakeModelServer
 ) -> None:
-    reply = held([("task", {"description": "look around", "prompt": "look"}),
-                  ("bash", {"command": "echo never"})], ["t1", "b1"], 2)
+    reply = held(
+        [
+            ("task", {"description": "look around", "prompt": "look"}),
+            ("bash", {"command": "echo never"}),
+        ],
+        ["t1", "b1"],
+        2,
+    )
     # the sub-agent's own request hangs until the client goes away
     model.push(reply, Reply(text="thinking", hang=True))
     client = await start(approval="auto")
@@ -138,8 +147,11 @@ async def test_a_call_needing_approval_does_not_start_early(
     start: Starter, model: FakeModelServer
 ) -> None:
     ids = ["in1", "out", "in2"]
-    calls = [("read", {"path": "README.md"}), ("read", {"path": "/etc/hostname"}),
-             ("grep", {"pattern": "npm"})]
+    calls = [
+        ("read", {"path": "README.md"}),
+        ("read", {"path": "/etc/hostname"}),
+        ("grep", {"pattern": "npm"}),
+    ]
     reply = held(calls, ids, 3)
     model.push(reply, text("done"))
     client = await start(approval="ask")

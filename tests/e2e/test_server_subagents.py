@@ -19,10 +19,16 @@ async def test_a_sub_agents_read_is_shown_under_its_task_and_its_text_stays_out(
 ) -> None:
     # The sub-agent's read reuses the parent's id `call_1`: ids are model-generated.
     model.push(
-        tool("task", {"prompt": "Find how to start the project.", "description": "survey"},
-             call_ids=["call_1"]),
-        Reply(text="SUB-AGENT THINKING ", tool_calls=[("read", {"path": "README.md"})],
-              call_ids=["call_1"]),
+        tool(
+            "task",
+            {"prompt": "Find how to start the project.", "description": "survey"},
+            call_ids=["call_1"],
+        ),
+        Reply(
+            text="SUB-AGENT THINKING ",
+            tool_calls=[("read", {"path": "README.md"})],
+            call_ids=["call_1"],
+        ),
         text("SUB-AGENT ANSWER: npm start"),
         text("Run `npm start`."),
     )
@@ -37,8 +43,12 @@ async def test_a_sub_agents_read_is_shown_under_its_task_and_its_text_stays_out(
     ]
     assert all(u["parentToolCallId"] == "call_1" for u in client.tool_updates("call_1/call_1"))
     assert all("parentToolCallId" not in u for u in client.tool_updates("call_1"))
-    full = [("registered", "pending"), ("running", "in_progress"),
-            ("settled", "completed"), ("delivered", "completed")]
+    full = [
+        ("registered", "pending"),
+        ("running", "in_progress"),
+        ("settled", "completed"),
+        ("delivered", "completed"),
+    ]
     assert steps(client, "call_1") == full
     assert steps(client, "call_1/call_1") == full
     # the sub-agent's call runs inside the task: after its `running`, before its `settled`
@@ -52,7 +62,8 @@ async def test_a_sub_agents_read_is_shown_under_its_task_and_its_text_stays_out(
 
     # the answer is the parent's text only
     chunks = "".join(
-        u["update"]["content"]["text"] for u in client.updates
+        u["update"]["content"]["text"]
+        for u in client.updates
         if u["update"]["sessionUpdate"] == "agent_message_chunk"
     )
     assert chunks == "Run `npm start`."
@@ -73,8 +84,12 @@ async def test_a_sub_agents_tokens_count_in_the_turns_usage_totals(
     start: Starter, model: FakeModelServer
 ) -> None:
     model.push(
-        tool("task", {"prompt": "Say hi.", "description": "hi"}, call_ids=["call_1"],
-             usage=used(100, 10)),
+        tool(
+            "task",
+            {"prompt": "Say hi.", "description": "hi"},
+            call_ids=["call_1"],
+            usage=used(100, 10),
+        ),
         text("SUB-AGENT ANSWER: hi", usage=used(40, 4)),
         text("It said hi.", usage=used(200, 20)),
     )
@@ -82,7 +97,8 @@ async def test_a_sub_agents_tokens_count_in_the_turns_usage_totals(
     result = await client.prompt("delegate a greeting")
     assert result["stopReason"] == "end_turn"
     totals = [
-        (u["update"]["inputTokens"], u["update"]["outputTokens"]) for u in client.updates
+        (u["update"]["inputTokens"], u["update"]["outputTokens"])
+        for u in client.updates
         if u["update"]["sessionUpdate"] == "usage_update"
     ]
     assert totals == [(100, 10), (140, 14), (340, 34)]
@@ -92,8 +108,11 @@ async def test_a_sub_agents_edit_is_approved_under_its_namespaced_id(
     start: Starter, model: FakeModelServer
 ) -> None:
     model.push(
-        tool("task", {"prompt": "Create greet.txt saying hi.", "description": "greet"},
-             call_ids=["call_1"]),
+        tool(
+            "task",
+            {"prompt": "Create greet.txt saying hi.", "description": "greet"},
+            call_ids=["call_1"],
+        ),
         tool("write", {"path": "greet.txt", "content": "hi\n"}, call_ids=["call_1"]),
         text("wrote it"),
         text("done"),
@@ -109,7 +128,8 @@ async def test_a_sub_agents_edit_is_approved_under_its_namespaced_id(
     if client.preset == "neovim":  # no reviewsApplyEdit: asked first, under the same id
         (question,) = client.message_requests
         assert question["message"] == (
-            "Ink wants to write greet.txt (call_1/call_1): new file, 1 lines")
+            "Ink wants to write greet.txt (call_1/call_1): new file, 1 lines"
+        )
     else:
         assert client.message_requests == []
     writes = [u for u in client.tool_updates("call_1/call_1") if u["sessionUpdate"] == "tool_call"]

@@ -33,19 +33,27 @@ async def test_server_full_store_warns_and_saves_the_history_once_there_is_room(
         first = await client.prompt("hello")
         assert (first["stopReason"], first["text"]) == ("end_turn", "first answer")
         sid = first["sessionId"]
-        warnings = [u["update"]["message"] for u in client.updates
-                    if u["update"]["sessionUpdate"] == "warning"]
+        warnings = [
+            u["update"]["message"]
+            for u in client.updates
+            if u["update"]["sessionUpdate"] == "warning"
+        ]
         assert warnings and warnings[0].startswith(
             f"session {sid} could not be saved: No space left on device ("
         )
-        assert warnings[0].endswith("its history is kept in memory and saved as soon as the "
-                                    "store can be written again")
+        assert warnings[0].endswith(
+            "its history is kept in memory and saved as soon as the store can be written again"
+        )
         assert not (state / "sessions" / f"{sid}.jsonl").exists()
         (state / "filler").unlink()  # room again
         second = await client.prompt("again", sessionId=sid)
         assert second["text"] == "second answer"
         assert _roles(state / "sessions" / f"{sid}.jsonl") == [
-            "user", "assistant", "user", "assistant"]
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+        ]
         await client.shutdown_session()
         await client.stop()
 
@@ -60,16 +68,22 @@ async def test_server_read_only_store_warns_and_the_turn_goes_on(
         model.push(text("answer"))
         result = await client.prompt("hello")
         assert (result["stopReason"], result["text"]) == ("end_turn", "answer")
-        (warning,) = [u["update"]["message"] for u in client.updates
-                      if u["update"]["sessionUpdate"] == "warning"]
+        (warning,) = [
+            u["update"]["message"]
+            for u in client.updates
+            if u["update"]["sessionUpdate"] == "warning"
+        ]
         assert warning.startswith(
-            f"session {result['sessionId']} could not be saved: Read-only file system (")
+            f"session {result['sessionId']} could not be saved: Read-only file system ("
+        )
         await client.shutdown_session()
         await client.stop()
 
 
 async def test_cli_full_store_says_so_and_exits_5(
-    ink: Callable[..., Any], fake: FakeModelServer, tmp_path: Path  # noqa: F811
+    ink: Callable[..., Any],
+    fake: FakeModelServer,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     with small_tmpfs(tmp_path / "state") as state:
         (state / "sessions").mkdir()
@@ -81,8 +95,10 @@ async def test_cli_full_store_says_so_and_exits_5(
         assert run.events[-1]["text"] == "the answer"
         sid = run.events[-1]["session_id"]
         assert "Traceback" not in run.stderr
-        assert f"ink-ls run: warning: session {sid} could not be saved: No space left on " \
-               "device" in run.stderr
+        assert (
+            f"ink-ls run: warning: session {sid} could not be saved: No space left on "
+            "device" in run.stderr
+        )
         assert f"ink-ls run: session {sid} was not saved: No space left on device" in run.stderr
 
 

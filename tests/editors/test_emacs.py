@@ -24,8 +24,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 APP = 'def greet():\n    print("hi")\n\n# TODO: make greet shout\ngreet()\n'
 RENAMED = APP.replace("greet", "hello")
-LONG = ("Renamed greet to hello in app.py: the definition and the call at the bottom. "
-        + "Nothing else referred to it. " * 12).strip()
+LONG = (
+    "Renamed greet to hello in app.py: the definition and the call at the bottom. "
+    + "Nothing else referred to it. " * 12
+).strip()
 
 
 @pytest.fixture
@@ -44,23 +46,46 @@ def test_eglot_code_actions_and_execute_command(tmp_path: Path, model: FakeModel
     model.push(
         tool("read", {"path": "app.py"}),
         text("app.py defines greet(), which prints hi."),
-        tool("edit", {"path": "app.py", "edits": [
-            {"oldText": "def greet():", "newText": "def hello():"},
-            {"oldText": "# TODO: make greet shout\ngreet()",
-             "newText": "# TODO: make hello shout\nhello()"}]}),
+        tool(
+            "edit",
+            {
+                "path": "app.py",
+                "edits": [
+                    {"oldText": "def greet():", "newText": "def hello():"},
+                    {
+                        "oldText": "# TODO: make greet shout\ngreet()",
+                        "newText": "# TODO: make hello shout\nhello()",
+                    },
+                ],
+            },
+        ),
         text(LONG),
         text("Added the shout to the TODO list."),
     )
     tag = f"ink-emacs-{os.getpid()}"
-    env = {**os.environ, "INK_TEST_WS": str(ws), "INK_TEST_REPORT": str(report),
-           "INK_TEST_SERVER": "\x1f".join([sys.executable, "-m", "ink_ls", "--stdio"]),
-           "INK_BASE_URL": model.base_url, "INK_MODEL": "fake-model",
-           "INK_API_KEY": "sk-test-emacs", "INK_STATE_DIR": str(tmp_path / "state"),
-           "PYTHONPATH": str(REPO), "HOME": str(tmp_path), TAG_VAR: tag}
+    env = {
+        **os.environ,
+        "INK_TEST_WS": str(ws),
+        "INK_TEST_REPORT": str(report),
+        "INK_TEST_SERVER": "\x1f".join([sys.executable, "-m", "ink_ls", "--stdio"]),
+        "INK_BASE_URL": model.base_url,
+        "INK_MODEL": "fake-model",
+        "INK_API_KEY": "sk-test-emacs",
+        "INK_STATE_DIR": str(tmp_path / "state"),
+        "PYTHONPATH": str(REPO),
+        "HOME": str(tmp_path),
+        TAG_VAR: tag,
+    }
     env.pop("OPENAI_API_KEY", None)
     try:
-        done = subprocess.run([emacs, "--batch", "-q", "-l", str(HERE / "emacs/ink-eglot-test.el")],
-                              env=env, cwd=ws, capture_output=True, text=True, timeout=110)
+        done = subprocess.run(
+            [emacs, "--batch", "-q", "-l", str(HERE / "emacs/ink-eglot-test.el")],
+            env=env,
+            cwd=ws,
+            capture_output=True,
+            text=True,
+            timeout=110,
+        )
     finally:
         kill_tagged(tag)
     assert done.returncode == 0, done.stderr[-5000:]

@@ -39,8 +39,6 @@ class NvimRun:
     timed_out: bool
 
 
-
-
 def run_nvim(
     script: str, tmp_path: Path, *, timeout: float, env_extra: dict[str, str] | None = None
 ) -> NvimRun:
@@ -140,7 +138,9 @@ def test_lua_units_in_headless_nvim(tmp_path: Path) -> None:
     line = next(x for x in run.results if x.startswith("PROTOCOL "))
     mirrored = json.loads(line[len("PROTOCOL ") :])
     assert sorted(mirrored["methods"].values()) == sorted(
-        methods.INK_REQUESTS + methods.INK_NOTIFICATIONS + methods.INK_CLIENT_NOTIFICATIONS
+        methods.INK_REQUESTS
+        + methods.INK_NOTIFICATIONS
+        + methods.INK_CLIENT_NOTIFICATIONS
         + (methods.DIAGNOSTICS,)
     )
     assert mirrored["lsp"]["apply_edit"] == methods.APPLY_EDIT
@@ -296,10 +296,20 @@ def test_plugin_against_the_real_server(tmp_path: Path) -> None:
     # the user's MCP servers (the plugin's server reads $XDG_CONFIG_HOME/ink-ls/mcp.json)
     mcp = tmp_path / "xdg-config" / "ink-ls" / "mcp.json"
     mcp.parent.mkdir(parents=True)
-    mcp.write_text(json.dumps({"mcpServers": {
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"], "trusted": True},
-        "gone": {"command": str(tmp_path / "no-such-server")},
-    }}))
+    mcp.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "time": {
+                        "command": sys.executable,
+                        "args": ["-m", "mcp_server_time"],
+                        "trusted": True,
+                    },
+                    "gone": {"command": str(tmp_path / "no-such-server")},
+                }
+            }
+        )
+    )
     with FakeModelServer() as model:
         run = _run_with_model("e2e_spec.lua", tmp_path, ws, model)
     assert_passed(run, E2E_CASES)
@@ -399,26 +409,43 @@ def test_ruff_diagnostics_reach_the_model(tmp_path: Path) -> None:
     (ws / "mod.py").write_text(MOD_BEFORE)
     log = tmp_path / "server.log"
     with FakeModelServer() as model:
-        model.push(tool("write", {"path": "mod.py", "content": MOD_AFTER}),
-                   tool("diagnostics", {"path": "mod.py"}), text("Added g()."))
-        run = run_nvim("diagnostics_spec.lua", tmp_path, timeout=100, env_extra={
-            "INK_TEST_BASE_URL": model.base_url, "INK_TEST_WORKSPACE": str(ws),
-            "INK_TEST_API_KEY": SECRET, "INK_TEST_SERVER_LOG": str(log)})
+        model.push(
+            tool("write", {"path": "mod.py", "content": MOD_AFTER}),
+            tool("diagnostics", {"path": "mod.py"}),
+            text("Added g()."),
+        )
+        run = run_nvim(
+            "diagnostics_spec.lua",
+            tmp_path,
+            timeout=100,
+            env_extra={
+                "INK_TEST_BASE_URL": model.base_url,
+                "INK_TEST_WORKSPACE": str(ws),
+                "INK_TEST_API_KEY": SECRET,
+                "INK_TEST_SERVER_LOG": str(log),
+            },
+        )
         requests = list(model.requests)
     assert_passed(run, ["ruff diagnostics of a change reach the model, old ones do not"])
     assert (ws / "mod.py").read_text() == MOD_AFTER
     results = [_content(m) for m in requests[1]["messages"] if m["role"] == "tool"]
     written = results[0].splitlines()
     assert written[0] == "Overwrote mod.py (10 lines, 95 bytes)"
-    assert written[2] == ("[The editor reports 2 new problem(s) in mod.py after this change "
-                          "(errors and warnings that were not there before):]")
+    assert written[2] == (
+        "[The editor reports 2 new problem(s) in mod.py after this change "
+        "(errors and warnings that were not there before):]"
+    )
     assert [line.split(" ", 1)[0] for line in written[3:]] == ["mod.py:2:8:", "mod.py:10:12:"]
     assert "F401" in written[3] and "json" in written[3]
     assert "F821" in written[4] and "undefined_thing" in written[4]
     assert "missing_name" not in results[0] and "`os`" not in results[0]
     listed = [_content(m) for m in requests[2]["messages"] if m["role"] == "tool"][-1]
     assert [line.split(" ", 1)[0] for line in listed.splitlines()] == [
-        "mod.py:1:8:", "mod.py:2:8:", "mod.py:6:12:", "mod.py:10:12:"]
+        "mod.py:1:8:",
+        "mod.py:2:8:",
+        "mod.py:6:12:",
+        "mod.py:10:12:",
+    ]
     waits = [float(m) for m in re.findall(r"settled after (\d+) ms", log.read_text())]
     assert waits and max(waits) < 2_500
     print(f"diagnostics wait (ms): {waits}")

@@ -36,9 +36,20 @@ def nvim(tmp_path: Path, lua: str, *, env_extra: dict[str, str] | None = None) -
         env[f"XDG_{name}_HOME"] = str(tmp_path / f"xdg-{name.lower()}")
     env.update(env_extra or {})
     subprocess.run(
-        [str(NVIM), "--headless", "--clean", "--cmd", f"set runtimepath^={PLUGIN}",
-         "-c", f"luafile {script}"],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+        [
+            str(NVIM),
+            "--headless",
+            "--clean",
+            "--cmd",
+            f"set runtimepath^={PLUGIN}",
+            "-c",
+            f"luafile {script}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
         check=False,
     )
     result = json.loads(out.read_text())
@@ -47,14 +58,17 @@ def nvim(tmp_path: Path, lua: str, *, env_extra: dict[str, str] | None = None) -
 
 
 def test_help_ink_and_help_inkask_work_from_the_shipped_tags(tmp_path: Path) -> None:
-    result = nvim(tmp_path, """
+    result = nvim(
+        tmp_path,
+        """
         OUT.tags = vim.fn.globpath(vim.o.runtimepath, 'doc/tags', false, true)
         for _, topic in ipairs({ 'ink', ':InkAsk', 'ink-health' }) do
           vim.cmd('help ' .. topic)
           OUT[topic] = { file = vim.fn.expand('%:p'), line = vim.api.nvim_get_current_line() }
           vim.cmd('helpclose')
         end
-    """)
+    """,
+    )
     assert str(PLUGIN / "doc" / "tags") in result["tags"]
     doc = str(PLUGIN / "doc" / "ink.txt")
     assert result["ink"]["file"] == doc
@@ -78,11 +92,15 @@ def test_the_shipped_tags_match_helptags_of_the_shipped_doc(tmp_path: Path) -> N
 
 def test_checkhealth_probes_the_servers_default_endpoint(tmp_path: Path) -> None:
     python = REPO / ".venv" / "bin" / "python"
-    result = nvim(tmp_path, f"""
+    result = nvim(
+        tmp_path,
+        f"""
         require('ink').setup({{ cmd = {{ {json.dumps(str(python))}, '-m', 'ink_ls', '--stdio' }} }})
         vim.cmd('checkhealth ink')
         OUT.lines = vim.api.nvim_buf_get_lines(0, 0, -1, true)
-    """, env_extra={"PYTHONPATH": str(REPO)})
+    """,
+        env_extra={"PYTHONPATH": str(REPO)},
+    )
     text = "\n".join(result["lines"])
     assert f"model.baseUrl not set: ink-ls uses {DEFAULT_BASE_URL}" in text
     probed = [ln for ln in result["lines"] if "model endpoint" in ln]

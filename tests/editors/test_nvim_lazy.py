@@ -38,7 +38,9 @@ def test_readme_lazy_spec_config_works(tmp_path: Path) -> None:
     readme = (REPO / "README.md").read_text()
     block = re.search(
         r"<!-- lazy.nvim spec: begin -->\n```lua\n(.*?)```\n<!-- lazy.nvim spec: end -->",
-        readme, re.S)
+        readme,
+        re.S,
+    )
     assert block, "README.md has no lazy.nvim spec block"
     spec = tmp_path / "ink.lua"
     spec.write_text(block.group(1))
@@ -51,8 +53,22 @@ def test_readme_lazy_spec_config_works(tmp_path: Path) -> None:
     check = tmp_path / "check.lua"
     check.write_text(CHECK)
     done = subprocess.run(
-        [str(NVIM), "--headless", "--clean", "--noplugin", "-i", "NONE", "-n",
-         "-c", f"luafile {check}"],
-        env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        [
+            str(NVIM),
+            "--headless",
+            "--clean",
+            "--noplugin",
+            "-i",
+            "NONE",
+            "-n",
+            "-c",
+            f"luafile {check}",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     out = done.stdout + done.stderr
     assert "PASS lazy spec" in out, out

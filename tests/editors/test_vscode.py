@@ -74,7 +74,7 @@ _STEPS: dict[str, list[Reply]] = {
 
 PANEL_ANSWER = (
     "## Summary\n\nThe build runs with `make`; I changed **panel.txt**.\n\n"
-    "```python\ndef build():\n    return run(\"make\")\n```\n\n- read the README\n- ran a command\n"
+    '```python\ndef build():\n    return run("make")\n```\n\n- read the README\n- ran a command\n'
 )
 # Final texts other than "Tool said: …" (markdown, to be rendered by the panel).
 _FINALS: dict[str, str] = {"[panel-turn]": PANEL_ANSWER}
@@ -129,8 +129,6 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "notes.txt").write_text("")
     (ws / "data.json").write_text('{"name": "demo", "size": 3}\n')
     return ws
-
-
 
 
 def run_node(

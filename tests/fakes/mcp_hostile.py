@@ -28,22 +28,32 @@ READ = types.ToolAnnotations(read_only_hint=True)
 WRITE = types.ToolAnnotations(read_only_hint=False, destructive_hint=True)
 
 
-def _tool(name: str, schema: dict[str, Any], annotations: types.ToolAnnotations,
-          description: str = "") -> types.Tool:
-    return types.Tool(name=name, description=description or name, input_schema=schema,
-                      annotations=annotations)
+def _tool(
+    name: str, schema: dict[str, Any], annotations: types.ToolAnnotations, description: str = ""
+) -> types.Tool:
+    return types.Tool(
+        name=name, description=description or name, input_schema=schema, annotations=annotations
+    )
 
 
 def _schema(**props: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": list(props),
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(props),
+        "additionalProperties": False,
+    }
 
 
 TOOLS = [
     _tool("wait", _schema(seconds={"type": "number"}), READ, "sleep, report start/end times"),
     _tool("echo", _schema(text={"type": "string", "maxLength": 50}), READ),
-    _tool("crash_once", _schema(marker={"type": "string"}), WRITE,
-          "exit the process mid-call unless MARKER exists (creates it)"),
+    _tool(
+        "crash_once",
+        _schema(marker={"type": "string"}),
+        WRITE,
+        "exit the process mid-call unless MARKER exists (creates it)",
+    ),
     _tool("giant", _schema(lines={"type": "integer", "minimum": 1}), READ),
     _tool("stubborn", _schema(seconds={"type": "number"}), READ, "ignores cancellation"),
     _tool("long", _schema(seconds={"type": "number"}), READ, "progress every 0.1s"),
@@ -122,8 +132,9 @@ def build(state: State) -> Server[Any]:
             return _text("grew")
         if name == "extra":
             return _text("extra tool here")
-        return types.CallToolResult(content=[types.TextContent(type="text", text=f"no {name}")],
-                                    is_error=True)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=f"no {name}")], is_error=True
+        )
 
     return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
 
@@ -132,8 +143,11 @@ async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fail-start", action="store_true")
     parser.add_argument("--log", type=Path)
-    parser.add_argument("--linger", action="store_true",
-                        help="keep running after stdin closes (ignores SIGTERM too)")
+    parser.add_argument(
+        "--linger",
+        action="store_true",
+        help="keep running after stdin closes (ignores SIGTERM too)",
+    )
     args = parser.parse_args(argv)
     if args.fail_start:
         sys.stderr.write("hostile: cannot open the database at /nowhere\n")

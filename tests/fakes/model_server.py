@@ -172,7 +172,7 @@ class FakeModelServer:
 
     def _send(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
         if reply.status != 200:
-            body = (reply.body if reply.body is not None else '{"error":{"message":"error"}}')
+            body = reply.body if reply.body is not None else '{"error":{"message":"error"}}'
             data = body.encode()
             h.send_response(reply.status)
             for k, v in reply.headers.items():

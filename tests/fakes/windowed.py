@@ -18,16 +18,21 @@ from typing import Any
 from tests.fakes.model_server import Reply
 
 SUMMARY_MARK = "You compress a coding session"
-OVERFLOW_BODY = json.dumps({"error": {
-    "message": "This model's maximum context length is {window} tokens. However, your "
-    "messages resulted in {tokens} tokens. Please reduce the length of the messages.",
-    "type": "invalid_request_error", "code": "context_length_exceeded"}})
+OVERFLOW_BODY = json.dumps(
+    {
+        "error": {
+            "message": "This model's maximum context length is {window} tokens. However, your "
+            "messages resulted in {tokens} tokens. Please reduce the length of the messages.",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        }
+    }
+)
 
 
 def request_tokens(payload: dict[str, Any]) -> int:
     """The fake tokenizer: a token per 4 characters of the messages' and tools' JSON."""
-    body = json.dumps({"messages": payload.get("messages", []),
-                       "tools": payload.get("tools", [])})
+    body = json.dumps({"messages": payload.get("messages", []), "tools": payload.get("tools", [])})
     return -(-len(body) // 4)
 
 
@@ -63,14 +68,21 @@ class WindowedModel:
         with self._lock:
             self.seen.append(Seen(payload, tokens, summary, refused))
         if refused:
-            return Reply(status=400, body=OVERFLOW_BODY.replace("{window}", str(self.window))
-                         .replace("{tokens}", str(tokens)))
+            return Reply(
+                status=400,
+                body=OVERFLOW_BODY.replace("{window}", str(self.window)).replace(
+                    "{tokens}", str(tokens)
+                ),
+            )
         if summary:
             self.summary_seen.set()
             prompts = payload["messages"][-1]["content"].count("USER:")
-            return Reply(text=f"Summary: the user asked for {prompts} more file checks; each "
-                         "file was read and reported. Nothing is open.",
-                         usage=_usage(tokens, 30), hang=self.summary_hang)
+            return Reply(
+                text=f"Summary: the user asked for {prompts} more file checks; each "
+                "file was read and reported. Nothing is open.",
+                usage=_usage(tokens, 30),
+                hang=self.summary_hang,
+            )
         messages = payload["messages"]
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
         prompt = str(messages[last_user]["content"])
@@ -86,8 +98,11 @@ class WindowedModel:
 
 
 def _usage(prompt: int, completion: int) -> dict[str, int]:
-    return {"prompt_tokens": prompt, "completion_tokens": completion,
-            "total_tokens": prompt + completion}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 def unpaired_calls(payload: dict[str, Any]) -> list[str]:

@@ -33,8 +33,9 @@ from tests.fakes.model_server import FakeModelServer
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[2]
-EVERYTHING = (REPO / "tests/mcp/node_modules/@modelcontextprotocol/server-everything"
-              / "dist/index.js")
+EVERYTHING = (
+    REPO / "tests/mcp/node_modules/@modelcontextprotocol/server-everything" / "dist/index.js"
+)
 WAIT = 30.0
 
 
@@ -125,7 +126,8 @@ class Run:
     def agent(self) -> Agent:
         settings = ModelSettings(base_url=self.model.base_url, model="fake", max_retries=0)
         return Agent(
-            OpenAIClient(settings), ToolRegistry(sources=[self.hub]),
+            OpenAIClient(settings),
+            ToolRegistry(sources=[self.hub]),
             AgentOptions(cwd=self.cwd, grace_seconds=self.grace),
             gate=ApprovalGate(self.mode, self.asker),
             on_event=self._on_event,
@@ -136,8 +138,10 @@ class Run:
 
     def results(self) -> dict[str, str]:
         """tool name → text of its result (the last one)."""
-        return {e.tool_name: "".join(getattr(b, "text", "") for b in e.content)
-                for e in self.of("tool_end")}
+        return {
+            e.tool_name: "".join(getattr(b, "text", "") for b in e.content)
+            for e in self.of("tool_end")
+        }
 
     def tool_messages(self, request: int) -> list[dict[str, Any]]:
         """The tool results the model received in its `request`-th request (0-based)."""
@@ -171,8 +175,11 @@ def everything_http() -> Iterator[str]:
     assert EVERYTHING.is_file(), "run tests/mcp/setup-tests (installs server-everything)"
     port = free_port()
     proc = subprocess.Popen(
-        [node(), str(EVERYTHING), "streamableHttp"], env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [node(), str(EVERYTHING), "streamableHttp"],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stderr is not None

@@ -70,8 +70,10 @@ async def test_readonly_mode_refuses_changes_and_runs_trusted_reads(
 ) -> None:
     hub = await _hub(tmp_path, closing, trusted=True)
     target = tmp_path / "victim.txt"
-    model.push(tools(("mcp__h__echo", {"text": "hi"}), ("mcp__h__destroy", {"path": str(target)})),
-               text("done"))
+    model.push(
+        tools(("mcp__h__echo", {"text": "hi"}), ("mcp__h__destroy", {"path": str(target)})),
+        text("done"),
+    )
     run = Run(hub, model, tmp_path, mode="readonly")
     await run.agent().run("go")
     assert run.asker.questions == []
@@ -118,8 +120,10 @@ async def test_workspace_servers_declined_or_readonly_are_not_started(
     await declined.start(mode="ask", confirm=yes_no(asker))
     assert len(asker.questions) == 1
     [status] = declined.status()
-    assert (status.state, status.error) == ("not started",
-                                             "not started: the user declined to start it")
+    assert (status.state, status.error) == (
+        "not started",
+        "not started: the user declined to start it",
+    )
     await readonly.start(mode="readonly", confirm=yes_no(asker))
     [status] = readonly.status()
     assert status.state == "not started" and "approval mode is readonly" in (status.error or "")

@@ -26,8 +26,10 @@ async def test_read_only_tools_of_two_servers_overlap(
     tmp_path: Path, model: FakeModelServer, closing: list[McpHub]
 ) -> None:
     hub = await _hub(tmp_path, closing, a=hostile(), b=hostile())
-    model.push(tools(("mcp__a__wait", {"seconds": 1.0}), ("mcp__b__wait", {"seconds": 1.0})),
-               text("both waited"))
+    model.push(
+        tools(("mcp__a__wait", {"seconds": 1.0}), ("mcp__b__wait", {"seconds": 1.0})),
+        text("both waited"),
+    )
     run = Run(hub, model, tmp_path)
     await run.agent().run("wait on both")
     a = json.loads(run.results()["mcp__a__wait"])
@@ -43,8 +45,11 @@ async def test_crash_mid_call_is_a_clear_error_and_the_next_call_works(
 ) -> None:
     hub = await _hub(tmp_path, closing, h=hostile())
     marker = str(tmp_path / "crashed")
-    model.push(tool("mcp__h__crash_once", {"marker": marker}),
-               tool("mcp__h__crash_once", {"marker": marker}), text("recovered"))
+    model.push(
+        tool("mcp__h__crash_once", {"marker": marker}),
+        tool("mcp__h__crash_once", {"marker": marker}),
+        text("recovered"),
+    )
     run = Run(hub, model, tmp_path)
     result = await run.agent().run("crash it")
     assert result.stop_reason == "completed"
@@ -60,8 +65,13 @@ async def test_crash_mid_call_is_a_clear_error_and_the_next_call_works(
 async def test_server_that_never_starts_shows_why_and_the_session_works(
     tmp_path: Path, model: FakeModelServer, closing: list[McpHub]
 ) -> None:
-    hub = await _hub(tmp_path, closing, broken=hostile(None, "--fail-start"),
-                     gone={"command": str(tmp_path / "no-such-program")}, time=time_server())
+    hub = await _hub(
+        tmp_path,
+        closing,
+        broken=hostile(None, "--fail-start"),
+        gone={"command": str(tmp_path / "no-such-program")},
+        time=time_server(),
+    )
     status = {s.name: s for s in hub.status()}
     assert status["broken"].state == "failed"
     assert "exited before it was ready" in (status["broken"].error or "")
@@ -86,12 +96,16 @@ async def test_bad_schema_odd_and_colliding_names_and_bad_arguments(
     assert "mcp__h__bad_schema" not in names
     assert any(s.startswith("bad_schema: its input schema is invalid") for s in status.skipped)
     assert names.count("mcp__h__hello_world") == 1
-    assert any(s.startswith("hello_world: its name becomes mcp__h__hello_world, which another")
-               for s in status.skipped)
+    assert any(
+        s.startswith("hello_world: its name becomes mcp__h__hello_world, which another")
+        for s in status.skipped
+    )
     long = [n for n in names if n.startswith("mcp__h__xxx")]
     assert len(long) == 1 and len(long[0]) == 64
-    assert all(set(n) <= set("abcdefghijklmnopqrstuvwxyz_-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-               for n in names)
+    assert all(
+        set(n) <= set("abcdefghijklmnopqrstuvwxyz_-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        for n in names
+    )
     model.push(tool("mcp__h__echo", {"text": "x" * 60, "extra": 1}), text("ok"))
     run = Run(hub, model, tmp_path)
     await run.agent().run("echo")

@@ -32,8 +32,10 @@ async def test_time_and_git_tools_answer_for_real(
     await hub.start(mode="auto")
     assert {s.name: s.state for s in hub.status()} == {"time": "connected", "git": "connected"}
     model.push(
-        tools(("mcp__time__get_current_time", {"timezone": "Asia/Tokyo"}),
-              ("mcp__git__git_log", {"repo_path": str(repo), "max_count": 5})),
+        tools(
+            ("mcp__time__get_current_time", {"timezone": "Asia/Tokyo"}),
+            ("mcp__git__git_log", {"repo_path": str(repo), "max_count": 5}),
+        ),
         text("It is morning in Tokyo and the last commit added the notes."),
     )
     run = Run(hub, model, tmp_path)
@@ -105,10 +107,12 @@ async def test_streamable_http_server(
     [status] = hub.status()
     assert (status.state, status.transport) == ("connected", "http"), status.error
     model.push(
-        tools(("mcp__web__get-sum", {"a": 2, "b": 40}),
-              ("mcp__web__get-tiny-image", {}),
-              ("mcp__web__get-resource-links", {"count": 2}),
-              ("mcp__web__get-resource-reference", {"resourceType": "Text", "resourceId": 1})),
+        tools(
+            ("mcp__web__get-sum", {"a": 2, "b": 40}),
+            ("mcp__web__get-tiny-image", {}),
+            ("mcp__web__get-resource-links", {"count": 2}),
+            ("mcp__web__get-resource-reference", {"resourceType": "Text", "resourceId": 1}),
+        ),
         text("42"),
     )
     run = Run(hub, model, tmp_path)
@@ -116,8 +120,10 @@ async def test_streamable_http_server(
     results = run.results()
     assert "42" in results["mcp__web__get-sum"]
     # resource links and an embedded resource reach the model as text
-    assert ("[resource link Text Resource 2: demo://resource/dynamic/text/2 (text/plain"
-            in results["mcp__web__get-resource-links"])
+    assert (
+        "[resource link Text Resource 2: demo://resource/dynamic/text/2 (text/plain"
+        in results["mcp__web__get-resource-links"]
+    )
     embedded = results["mcp__web__get-resource-reference"]
     assert "[resource demo://resource/dynamic/text/1]\nResource 1: This is a plaintext" in embedded
     [image_end] = [e for e in run.of("tool_end") if e.tool_name == "mcp__web__get-tiny-image"]

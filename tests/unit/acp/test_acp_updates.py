@@ -31,24 +31,42 @@ def describe(name: str, args: object) -> tuple[str, ToolKind]:
 
 
 def dump(updates: list[object]) -> list[dict[str, object]]:
-    return [u.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[attr-defined]
-            for u in updates]
+    return [
+        u.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[attr-defined]
+        for u in updates
+    ]
 
 
 def test_a_call_from_start_to_end() -> None:
     mapper = UpdateMapper(CWD, describe)
-    start = mapper.updates(ToolStartEvent(tool_call_id="c1", tool_name="read",
-                                          arguments={"path": "a.py", "offset": 10},
-                                          title="read a.py", kind="read"))
+    start = mapper.updates(
+        ToolStartEvent(
+            tool_call_id="c1",
+            tool_name="read",
+            arguments={"path": "a.py", "offset": 10},
+            title="read a.py",
+            kind="read",
+        )
+    )
     (first,) = dump(start)
-    assert (first["sessionUpdate"], first["toolCallId"], first["title"], first["kind"],
-            first["status"]) == ("tool_call", "c1", "read a.py", "read", "pending")
+    assert (
+        first["sessionUpdate"],
+        first["toolCallId"],
+        first["title"],
+        first["kind"],
+        first["status"],
+    ) == ("tool_call", "c1", "read a.py", "read", "pending")
     assert first["locations"] == [{"path": "/ws/a.py", "line": 9}]
     assert first["rawInput"] == {"path": "a.py", "offset": 10}
     running = dump(mapper.updates(ToolRunningEvent(tool_call_id="c1", tool_name="read")))
     assert running[0]["status"] == "in_progress"
-    end = dump(mapper.updates(ToolEndEvent(tool_call_id="c1", tool_name="read",
-                                           content=[TextBlock(text="1\tx")], is_error=True)))
+    end = dump(
+        mapper.updates(
+            ToolEndEvent(
+                tool_call_id="c1", tool_name="read", content=[TextBlock(text="1\tx")], is_error=True
+            )
+        )
+    )
     assert end[0]["status"] == "failed"
     assert end[0]["content"] == [{"type": "content", "content": {"type": "text", "text": "1\tx"}}]
 
@@ -73,8 +91,9 @@ def test_sub_agent_text_is_not_the_answer() -> None:
 def test_a_plan_call_is_a_plan_update_and_nothing_else() -> None:
     mapper = UpdateMapper(CWD, describe)
     args = {"entries": [{"content": "step", "status": "in_progress"}]}
-    (plan,) = dump(mapper.updates(ToolStartEvent(tool_call_id="p", tool_name="plan",
-                                                 arguments=args)))
+    (plan,) = dump(
+        mapper.updates(ToolStartEvent(tool_call_id="p", tool_name="plan", arguments=args))
+    )
     assert plan["sessionUpdate"] == "plan"
     assert plan["entries"] == [{"content": "step", "status": "in_progress", "priority": "medium"}]
     assert mapper.updates(ToolRunningEvent(tool_call_id="p", tool_name="plan")) == []
@@ -83,26 +102,39 @@ def test_a_plan_call_is_a_plan_update_and_nothing_else() -> None:
 def test_replay_of_a_stored_conversation() -> None:
     history = [
         user_text("hi"),
-        AssistantMessage(text="reading", tool_calls=[
-            ToolCall(id="c1", name="read", arguments='{"path": "a.py"}')]),
-        ToolResultMessage(results=[ToolResultEntry(tool_call_id="c1", tool_name="read",
-                                                   content=[TextBlock(text="x")])]),
+        AssistantMessage(
+            text="reading",
+            tool_calls=[ToolCall(id="c1", name="read", arguments='{"path": "a.py"}')],
+        ),
+        ToolResultMessage(
+            results=[
+                ToolResultEntry(tool_call_id="c1", tool_name="read", content=[TextBlock(text="x")])
+            ]
+        ),
         AssistantMessage(text="done"),
     ]
-    kinds = [(u["sessionUpdate"], u.get("title"), u.get("status"))
-             for u in dump(UpdateMapper(CWD, describe).replay(history))]
-    assert kinds == [("user_message_chunk", None, None), ("agent_message_chunk", None, None),
-                     ("tool_call", "read (from history)", "pending"),
-                     ("tool_call_update", None, "completed"),
-                     ("agent_message_chunk", None, None)]
+    kinds = [
+        (u["sessionUpdate"], u.get("title"), u.get("status"))
+        for u in dump(UpdateMapper(CWD, describe).replay(history))
+    ]
+    assert kinds == [
+        ("user_message_chunk", None, None),
+        ("agent_message_chunk", None, None),
+        ("tool_call", "read (from history)", "pending"),
+        ("tool_call_update", None, "completed"),
+        ("agent_message_chunk", None, None),
+    ]
 
 
 def test_prompt_content() -> None:
-    blocks = prompt_blocks([
-        text_block("look"), image_block("AAAA", "image/png"),
-        resource_block(embedded_text_resource("file:///ws/a.py", "x = 1")),
-        resource_link_block("b.py", "file:///ws/b.py"),
-    ])
+    blocks = prompt_blocks(
+        [
+            text_block("look"),
+            image_block("AAAA", "image/png"),
+            resource_block(embedded_text_resource("file:///ws/a.py", "x = 1")),
+            resource_link_block("b.py", "file:///ws/b.py"),
+        ]
+    )
     assert blocks[0] == TextBlock(text="look")
     assert blocks[1] == ImageBlock(data="AAAA", mime_type="image/png")
     assert blocks[2] == TextBlock(text="Context from file:///ws/a.py:\n```\nx = 1\n```")

@@ -92,8 +92,11 @@ async def test_one_budget_bounds_leaf_calls_across_concurrent_batches() -> None:
 
 
 def test_agents_of_one_factory_share_its_budget_and_sub_agents_their_parents() -> None:
-    factory = AgentFactory(make_model=lambda s: ScriptedModel([]), make_tools=lambda c, e: [],
-                           budget=ConcurrencyBudget(3))
+    factory = AgentFactory(
+        make_model=lambda s: ScriptedModel([]),
+        make_tools=lambda c, e: [],
+        budget=ConcurrencyBudget(3),
+    )
     settings = ModelSettings()
     first = factory.build(settings=settings, cwd=CWD, front=FrontEnd())
     second = factory.build(settings=settings, cwd=CWD, front=FrontEnd())

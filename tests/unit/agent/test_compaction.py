@@ -35,12 +35,21 @@ def turn(n: int, size: int = 400) -> list[Message]:
     call = ToolCall(id=f"c{n}", name="read", arguments='{"path": "a.txt"}')
     return [
         user_text(f"prompt {n}"),
-        AssistantMessage(tool_calls=[call], stop_reason="tool_use",
-                         usage=Usage(input_tokens=100 * n, output_tokens=5)),
-        ToolResultMessage(results=[ToolResultEntry(tool_call_id=f"c{n}", tool_name="read",
-                                                   content=[TextBlock(text="x" * size)])]),
-        AssistantMessage(text=f"answer {n}", usage=Usage(input_tokens=100 * n + 50,
-                                                         output_tokens=3)),
+        AssistantMessage(
+            tool_calls=[call],
+            stop_reason="tool_use",
+            usage=Usage(input_tokens=100 * n, output_tokens=5),
+        ),
+        ToolResultMessage(
+            results=[
+                ToolResultEntry(
+                    tool_call_id=f"c{n}", tool_name="read", content=[TextBlock(text="x" * size)]
+                )
+            ]
+        ),
+        AssistantMessage(
+            text=f"answer {n}", usage=Usage(input_tokens=100 * n + 50, output_tokens=3)
+        ),
     ]
 
 
@@ -66,7 +75,8 @@ def test_the_view_is_the_summary_then_the_tail_without_stale_usage() -> None:
     view = compacted_view(h, "they read a.txt three times", 4)
     assert view[0] == user_text(f"{SUMMARY_HEADER}\n\nthey read a.txt three times")
     assert [m.model_dump(exclude={"usage"}) for m in view[1:]] == [
-        m.model_dump(exclude={"usage"}) for m in h[-4:]]
+        m.model_dump(exclude={"usage"}) for m in h[-4:]
+    ]
     assert all(m.usage == Usage() for m in view[1:] if isinstance(m, AssistantMessage))
 
 
@@ -79,7 +89,8 @@ def test_tokens_anchor_on_the_last_reported_reply_and_estimate_the_rest() -> Non
     assert context_tokens([*h, extra], "sys", []) == 153 + estimate_message(extra)
     view = compacted_view(h, "s", 4)  # nothing reported since: all estimated
     assert context_tokens(view, "sys", []) == estimate_fixed("sys", []) + sum(
-        estimate_message(m) for m in view)
+        estimate_message(m) for m in view
+    )
 
 
 def test_a_long_transcript_loses_its_middle_and_says_so() -> None:
@@ -94,8 +105,13 @@ async def test_compactor_summarises_the_older_part() -> None:
     model = ScriptedModel([AssistantMessage(text="S: read a.txt six times")])
     compactor = Compactor(model, window=4_000, threshold=0.8)
     h = history(6)
-    done = await compactor.compact(h, fixed_tokens=500, tokens_before=3_500,
-                                   reason="threshold", signal=CancelController().signal)
+    done = await compactor.compact(
+        h,
+        fixed_tokens=500,
+        tokens_before=3_500,
+        reason="threshold",
+        signal=CancelController().signal,
+    )
     assert done is not None and done.summary == "S: read a.txt six times"
     assert 0 < done.kept < len(h) and done.tokens_after < 3_500
     sent = model.requests[0]
@@ -109,14 +125,22 @@ async def test_a_cancelled_or_failed_summary_raises_and_changes_nothing() -> Non
     controller = CancelController()
     hanging = ScriptedModel([hang])
     compactor = Compactor(hanging, window=4_000)
-    task = asyncio.ensure_future(compactor.compact(
-        h, fixed_tokens=500, tokens_before=3_500, reason="threshold", signal=controller.signal))
+    task = asyncio.ensure_future(
+        compactor.compact(
+            h, fixed_tokens=500, tokens_before=3_500, reason="threshold", signal=controller.signal
+        )
+    )
     await hanging.request_seen.wait()
     controller.cancel("user")
     with pytest.raises(CompactionCancelledError):
         await asyncio.wait_for(task, 5)
     empty = Compactor(ScriptedModel([AssistantMessage(text="  ")]), window=4_000)
     with pytest.raises(CompactionError, match="empty summary"):
-        await empty.compact(h, fixed_tokens=500, tokens_before=3_500, reason="manual",
-                            signal=CancelController().signal)
+        await empty.compact(
+            h,
+            fixed_tokens=500,
+            tokens_before=3_500,
+            reason="manual",
+            signal=CancelController().signal,
+        )
     assert h == snapshot

@@ -20,8 +20,10 @@ def test_root_then_subdirectories_as_they_become_relevant(tmp_path: Path) -> Non
     assert found.start() == []  # once
     assert found.relevant([Path("other/x.py")]) == []
     added = found.relevant([tmp_path / "pkg" / "sub" / "m.py"])
-    assert [str(f.path.relative_to(tmp_path)) for f in added] == ["pkg/CLAUDE.md",
-                                                                  "pkg/sub/AGENTS.md"]
+    assert [str(f.path.relative_to(tmp_path)) for f in added] == [
+        "pkg/CLAUDE.md",
+        "pkg/sub/AGENTS.md",
+    ]
     assert found.relevant([tmp_path / "pkg" / "sub" / "n.py"]) == []
     text = found.render()
     assert text.index("root rule") < text.index("pkg rule") < text.index("sub rule")
@@ -39,6 +41,8 @@ def test_the_cap_cuts_with_a_note_and_outside_paths_add_nothing(tmp_path: Path) 
     found.start()
     [cut] = found.relevant([root / "a" / "f.py", tmp_path / "x.py"])
     assert cut.truncated and cut.text.startswith("a" * 50)
-    assert cut.text.endswith("[a/AGENTS.md was cut here: project instructions are capped at "
-                             "0 KiB in all. Read a/AGENTS.md for the rest.]")
+    assert cut.text.endswith(
+        "[a/AGENTS.md was cut here: project instructions are capped at "
+        "0 KiB in all. Read a/AGENTS.md for the rest.]"
+    )
     assert "outside" not in found.render()

@@ -102,8 +102,9 @@ async def test_bash_stays_a_barrier(tmp_path: Path) -> None:
 
 async def test_the_seed_behaviour_is_one_flag_away(tmp_path: Path) -> None:
     writer = SlowWriter()
-    model = ScriptedModel([reply("", write("a", "a.txt", "A"), write("b", "b.txt", "B")),
-                           reply("done")])
+    model = ScriptedModel(
+        [reply("", write("a", "a.txt", "A"), write("b", "b.txt", "B")), reply("done")]
+    )
     agent = Agent(
         model,
         ToolRegistry([WriteTool()]),

@@ -29,9 +29,7 @@ from ink_ls.model.base import ModelError
 TRUNCATED = "the response hit the output token limit"
 
 
-def make_agent(
-    board: Board, model: StreamedModel, rec: Recorder, **kw: object
-) -> Agent:
+def make_agent(board: Board, model: StreamedModel, rec: Recorder, **kw: object) -> Agent:
     tools = ToolRegistry([cls(board) for cls in (ReadTool, GrepTool, BashTool)])
     gate = kw.pop("gate", None)
     options = AgentOptions(cwd=CWD, grace_seconds=kw.pop("grace", 5.0), **kw)  # type: ignore[arg-type]
@@ -87,8 +85,6 @@ async def test_safe_calls_start_mid_stream_and_results_come_in_call_order_after_
     t = types(rec)
     assert t.index("tool_running:read-a") < t.index("message_end") < t.index("tool_end:read-a")
     assert rec.of("tool_start") == ["read-a", "grep-b"]
-
-
 
 
 async def test_a_reply_cut_by_the_token_limit_after_two_started_calls_refuses_all() -> None:
@@ -230,8 +226,7 @@ async def test_the_window_limits_early_starts_too() -> None:
     assert rec.of("tool_end") == [c.id for c in calls]
 
 
-async def test_a_model_error_mid_stream_stops_started_calls_and_keeps_them_out_of_history(
-) -> None:
+async def test_a_model_error_mid_stream_stops_started_calls_and_keeps_them_out_of_history() -> None:
     board, rec = Board(), Recorder()
     a = call("read", "a")
     gone = asyncio.Event()

@@ -140,8 +140,12 @@ class Scribble(Tool[WriteParams]):
         self, args: WriteParams, signal: CancelSignal, context: ToolContext
     ) -> ToolResult:
         await context.writer.write_text(
-            Path("/nowhere") / args.name, "x", old_text=None, tool_name=self.name,
-            tool_call_id=context.tool_call_id, signal=signal,
+            Path("/nowhere") / args.name,
+            "x",
+            old_text=None,
+            tool_name=self.name,
+            tool_call_id=context.tool_call_id,
+            signal=signal,
         )
         return ToolResult(output=f"wrote {args.name}")
 
@@ -151,8 +155,14 @@ class RecordingWriter:
         self.ids: list[str] = []
 
     async def write_text(
-        self, path: Path, new_text: str, *, old_text: str | None, tool_name: str,
-        tool_call_id: str, signal: CancelSignal,
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
     ) -> None:
         self.ids.append(tool_call_id)
 
@@ -168,9 +178,7 @@ async def test_two_subagents_with_the_same_child_ids_never_collide() -> None:
             prompt = by_prompt(request)
             n = len(request.messages)
             if prompt == "parent":
-                msg = (
-                    reply("", task("t1", "a"), task("t2", "b")) if n == 1 else reply("both done")
-                )
+                msg = reply("", task("t1", "a"), task("t2", "b")) if n == 1 else reply("both done")
             elif n == 1:
                 scribble = ToolCall(
                     id="call_1", name="scribble", arguments=json.dumps({"name": prompt})
@@ -191,8 +199,9 @@ async def test_two_subagents_with_the_same_child_ids_never_collide() -> None:
     result = await asyncio.wait_for(agent.run("parent"), 5)
     assert result.text == "both done"
 
-    starts = [(e.tool_call_id, e.parent_tool_call_id) for e in rec.events
-              if isinstance(e, ToolStartEvent)]
+    starts = [
+        (e.tool_call_id, e.parent_tool_call_id) for e in rec.events if isinstance(e, ToolStartEvent)
+    ]
     assert sorted(starts, key=str) == sorted(
         [("t1", None), ("t2", None), ("t1/call_1", "t1"), ("t2/call_1", "t2")], key=str
     )
@@ -201,7 +210,11 @@ async def test_two_subagents_with_the_same_child_ids_never_collide() -> None:
     # each id goes through its own four steps exactly once
     for cid in ("t1/call_1", "t2/call_1"):
         assert [e.type for e in rec.events if getattr(e, "tool_call_id", None) == cid] == [
-            "tool_start", "tool_running", "tool_settled", "tool_end"]
+            "tool_start",
+            "tool_running",
+            "tool_settled",
+            "tool_end",
+        ]
     assert sum(isinstance(e, RunEndEvent) for e in rec.events) == 1
     assert sum(isinstance(e, MessageEndEvent) for e in rec.events) == 2
 

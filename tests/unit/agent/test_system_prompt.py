@@ -27,20 +27,26 @@ def make(tool_name: str, safe: bool, desc: str) -> Tool[P]:
 
 
 def test_prompt_states_root_tools_and_which_calls_run_together(tmp_path: Path) -> None:
-    tools = ToolRegistry([
-        make("read", True, "Read a file.\nLines are numbered.\n\nMore details here."),
-        make("bash", False, "Run a command."),
-        make("grep", True, "Search contents."),
-        make("edit", False, "Edit a file."),
-    ])
+    tools = ToolRegistry(
+        [
+            make("read", True, "Read a file.\nLines are numbered.\n\nMore details here."),
+            make("bash", False, "Run a command."),
+            make("grep", True, "Search contents."),
+            make("edit", False, "Edit a file."),
+        ]
+    )
     prompt = build_system_prompt(tmp_path, tools)
     assert f"Workspace root: {tmp_path}\n" in prompt
     assert "- read: Read a file. Lines are numbered.\n- bash: Run a command.\n" in prompt
     assert "More details" not in prompt
-    assert ("Independent calls of read and grep in one reply run concurrently: when you need "
-            "several of them") in prompt
-    assert ("Calls of bash and edit keep the order you give them wherever they could "
-            "interfere: a call that may touch anything (a command) runs alone") in prompt
+    assert (
+        "Independent calls of read and grep in one reply run concurrently: when you need "
+        "several of them"
+    ) in prompt
+    assert (
+        "Calls of bash and edit keep the order you give them wherever they could "
+        "interfere: a call that may touch anything (a command) runs alone"
+    ) in prompt
     assert build_system_prompt(tmp_path, tools) == prompt  # deterministic
     seed = build_system_prompt(tmp_path, tools, path_aware=False)
     assert "Calls of bash and edit run one at a time, in the order you give them" in seed

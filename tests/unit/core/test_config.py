@@ -18,12 +18,24 @@ def test_nothing_set_means_a_local_ollama() -> None:
 
 
 def test_ink_variables_win_over_openai_ones() -> None:
-    env = {"INK_BASE_URL": "http://127.0.0.1:8080/v1/", "OPENAI_BASE_URL": "https://x/v1",
-           "INK_MODEL": "m1", "INK_API_KEY": "ink-key", "OPENAI_API_KEY": "oa-key",
-           "INK_VISION": "1", "INK_MAX_TOKENS": "2048", "INK_REQUEST_TIMEOUT": "30"}
+    env = {
+        "INK_BASE_URL": "http://127.0.0.1:8080/v1/",
+        "OPENAI_BASE_URL": "https://x/v1",
+        "INK_MODEL": "m1",
+        "INK_API_KEY": "ink-key",
+        "OPENAI_API_KEY": "oa-key",
+        "INK_VISION": "1",
+        "INK_MAX_TOKENS": "2048",
+        "INK_REQUEST_TIMEOUT": "30",
+    }
     s = ModelSettings.from_env(env)
     assert (s.base_url, s.model, s.vision, s.max_tokens, s.request_timeout) == (
-        "http://127.0.0.1:8080/v1", "m1", True, 2048, 30.0)
+        "http://127.0.0.1:8080/v1",
+        "m1",
+        True,
+        2048,
+        30.0,
+    )
     assert s.resolved_api_key({}) == "ink-key"
 
 
@@ -46,8 +58,10 @@ def test_api_key_env_names_the_variable_to_read() -> None:
     env = {"MY_KEY": "mine", "INK_API_KEY": "generic"}
     named = ModelSettings.from_env(env, api_key_env="MY_KEY")
     assert named.resolved_api_key(env) == "mine"  # the named variable beats INK_API_KEY
-    assert ModelSettings.from_env(env, api_key_env="MY_KEY", api_key="given").resolved_api_key(
-        env) == "given"
+    assert (
+        ModelSettings.from_env(env, api_key_env="MY_KEY", api_key="given").resolved_api_key(env)
+        == "given"
+    )
 
 
 def test_invalid_values_name_their_source_and_never_echo_the_value() -> None:
@@ -63,16 +77,29 @@ def test_invalid_values_name_their_source_and_never_echo_the_value() -> None:
 
 
 def test_camel_case_wire_names_and_a_hidden_key() -> None:
-    s = ModelSettings.model_validate({"baseUrl": "http://h/v1", "model": "m", "apiKey": "sk-1",
-                                      "maxTokens": 8, "requestTimeout": 5, "apiKeyEnv": "K"})
+    s = ModelSettings.model_validate(
+        {
+            "baseUrl": "http://h/v1",
+            "model": "m",
+            "apiKey": "sk-1",
+            "maxTokens": 8,
+            "requestTimeout": 5,
+            "apiKeyEnv": "K",
+        }
+    )
     assert (s.base_url, s.max_tokens, s.request_timeout, s.api_key_env) == (
-        "http://h/v1", 8, 5.0, "K")
+        "http://h/v1",
+        8,
+        5.0,
+        "K",
+    )
     assert "sk-1" not in repr(s) and "sk-1" not in str(s.model_dump())
     assert s.resolved_api_key({}) == "sk-1"
 
 
 def test_state_dir_precedence(tmp_path: Path) -> None:
     assert state_dir({"INK_STATE_DIR": str(tmp_path / "s"), "XDG_STATE_HOME": "/x"}) == (
-        tmp_path / "s")
+        tmp_path / "s"
+    )
     assert state_dir({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "ink-ls"
     assert state_dir({}) == Path.home() / ".local" / "state" / "ink-ls"

@@ -19,16 +19,25 @@ def test_visual_studio_code() -> None:
     raw = caps("visual_studio_code")
     raw["experimental"] = {"ink": {"reviewsApplyEdit": True}}
     assert ClientFeatures.from_capabilities(raw) == ClientFeatures(
-        work_done_progress=True, document_changes=True, create_files=True,
-        change_annotations=True, action_option_ids=True, reviews_apply_edit=True,
-        show_document=True, ink_plugin=True,
+        work_done_progress=True,
+        document_changes=True,
+        create_files=True,
+        change_annotations=True,
+        action_option_ids=True,
+        reviews_apply_edit=True,
+        show_document=True,
+        ink_plugin=True,
     )
 
 
 def test_neovim() -> None:
     assert ClientFeatures.from_capabilities(caps("neovim")) == ClientFeatures(
-        work_done_progress=True, document_changes=False, create_files=True,
-        change_annotations=False, action_option_ids=True, reviews_apply_edit=False,
+        work_done_progress=True,
+        document_changes=False,
+        create_files=True,
+        change_annotations=False,
+        action_option_ids=True,
+        reviews_apply_edit=False,
         show_document=True,
     )
 

@@ -19,9 +19,13 @@ def test_split_context_round_trips_every_shape(tmp_path: Path) -> None:
     cases = [
         ({}, AskedFrom(prompt)),
         ({"textDocument": uri}, AskedFrom(prompt, "src/app.py")),
-        ({"textDocument": uri,
-          "range": {"start": {"line": 1, "character": 0}, "end": {"line": 3, "character": 1}}},
-         AskedFrom(prompt, "src/app.py", 2, 4)),
+        (
+            {
+                "textDocument": uri,
+                "range": {"start": {"line": 1, "character": 0}, "end": {"line": 3, "character": 1}},
+            },
+            AskedFrom(prompt, "src/app.py", 2, 4),
+        ),
     ]
     for extra, expected in cases:
         params = SessionPromptParams.model_validate({"prompt": prompt, **extra})

@@ -51,12 +51,20 @@ def test_incremental_changes_in_the_negotiated_encoding(tmp_path: Path) -> None:
     uri = path_to_uri(path)
     docs.did_open(uri, "a😀b\n", 1)
     # replace "b" (utf-8 column 5..6) by "c", then append a line
-    docs.did_change(uri, 2, [
-        {"range": {"start": {"line": 0, "character": 5}, "end": {"line": 0, "character": 6}},
-         "text": "c"},
-        {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
-         "text": "new\n"},
-    ])
+    docs.did_change(
+        uri,
+        2,
+        [
+            {
+                "range": {"start": {"line": 0, "character": 5}, "end": {"line": 0, "character": 6}},
+                "text": "c",
+            },
+            {
+                "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
+                "text": "new\n",
+            },
+        ],
+    )
     assert docs.open_document(path) == "a😀c\nnew\n"
     doc = docs.get(path)
     assert doc is not None and doc.version == 2
@@ -70,10 +78,16 @@ def test_same_change_in_utf16_units(tmp_path: Path) -> None:
     docs = OpenDocuments(encoding="utf-16")
     uri = path_to_uri(tmp_path / "f.txt")
     docs.did_open(uri, "a😀b\n", 1)
-    docs.did_change(uri, 2, [
-        {"range": {"start": {"line": 0, "character": 3}, "end": {"line": 0, "character": 4}},
-         "text": "c"},
-    ])
+    docs.did_change(
+        uri,
+        2,
+        [
+            {
+                "range": {"start": {"line": 0, "character": 3}, "end": {"line": 0, "character": 4}},
+                "text": "c",
+            },
+        ],
+    )
     assert docs.open_document(tmp_path / "f.txt") == "a😀c\n"
 
 

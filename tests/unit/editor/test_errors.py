@@ -14,15 +14,22 @@ def test_field_errors_are_json_pointers() -> None:
     with pytest.raises(JsonRpcException) as info:
         validate(SessionPromptParams, {"prompt": "", "range": {"start": {"line": -1}}})
     assert info.value.code == -32602
-    assert info.value.data == {"errors": [
-        {"loc": "/prompt", "msg": "String should have at least 1 character"},
-        {"loc": "/range/start/line", "msg": "Input should be greater than or equal to 0"},
-        {"loc": "/range/start/character", "msg": "Field required"},
-        {"loc": "/range/end", "msg": "Field required"},
-    ]}
+    assert info.value.data == {
+        "errors": [
+            {"loc": "/prompt", "msg": "String should have at least 1 character"},
+            {"loc": "/range/start/line", "msg": "Input should be greater than or equal to 0"},
+            {"loc": "/range/start/character", "msg": "Field required"},
+            {"loc": "/range/end", "msg": "Field required"},
+        ]
+    }
     with pytest.raises(JsonRpcException) as info:
-        validate(SessionPromptParams, {"prompt": "x", "range": {
-            "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}})
+        validate(
+            SessionPromptParams,
+            {
+                "prompt": "x",
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            },
+        )
     assert info.value.data == {
         "errors": [{"loc": "(root)", "msg": "Value error, range needs textDocument"}]
     }
@@ -48,5 +55,7 @@ async def test_guarded_maps_refusals_and_hides_bugs() -> None:
     with pytest.raises(JsonRpcException) as info:
         await bug()
     assert (info.value.code, info.value.message, info.value.data) == (
-        -32603, "internal error: 'oops'", None
+        -32603,
+        "internal error: 'oops'",
+        None,
     )

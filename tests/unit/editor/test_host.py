@@ -59,8 +59,9 @@ class WaitTool(Tool[WaitParams]):
     def __init__(self) -> None:
         self.started = asyncio.Event()
 
-    async def execute(self, args: WaitParams, signal: CancelSignal,
-                      context: ToolContext) -> ToolResult:
+    async def execute(
+        self, args: WaitParams, signal: CancelSignal, context: ToolContext
+    ) -> ToolResult:
         self.started.set()
         await signal.wait()
         return ToolResult("stopped", is_error=True)
@@ -89,17 +90,30 @@ def call(name: str, id: str = "c1") -> ToolCall:
     return ToolCall(id=id, name=name, arguments="{}")
 
 
-def make_host(tmp_path: Path, model: Script, tool: WaitTool | None = None,
-              features: ClientFeatures | None = None) -> tuple[Host, Client]:
+def make_host(
+    tmp_path: Path,
+    model: Script,
+    tool: WaitTool | None = None,
+    features: ClientFeatures | None = None,
+) -> tuple[Host, Client]:
     client = Client()
     tools = ToolRegistry([tool] if tool else [])
-    deps = HostDeps(factory=AgentFactory(make_model=lambda s: model,
-                                         make_tools=lambda cwd, secret: list(tools),
-                                         system_prompt=lambda cwd, tools: "",
-                                         grace_seconds=0.5))
-    host = Host(client, deps, cwd=tmp_path, documents=OpenDocuments(),
-                features=features or ClientFeatures(work_done_progress=True),
-                settings=InkSettings(model=ModelSettings(), approval="auto"))
+    deps = HostDeps(
+        factory=AgentFactory(
+            make_model=lambda s: model,
+            make_tools=lambda cwd, secret: list(tools),
+            system_prompt=lambda cwd, tools: "",
+            grace_seconds=0.5,
+        )
+    )
+    host = Host(
+        client,
+        deps,
+        cwd=tmp_path,
+        documents=OpenDocuments(),
+        features=features or ClientFeatures(work_done_progress=True),
+        settings=InkSettings(model=ModelSettings(), approval="auto"),
+    )
     return host, client
 
 
@@ -113,7 +127,9 @@ async def test_a_turn_ends_with_turn_end_then_progress_end(tmp_path: Path) -> No
     result = await host.prompt(params())
     assert (result.stop_reason, result.text, result.turn_id) == ("end_turn", "hello", "t1")
     assert [u["sessionUpdate"] for u in client.updates()] == [
-        "agent_message_chunk", "usage_update", "turn_end"
+        "agent_message_chunk",
+        "usage_update",
+        "turn_end",
     ]
     ((method, created),) = client.requests
     assert method == methods.PROGRESS_CREATE
@@ -128,15 +144,14 @@ async def test_stop_reason_mapping(tmp_path: Path) -> None:
     host, client = make_host(tmp_path, Script(ModelError("endpoint down (HTTP 503)")))
     result = await host.prompt(params())
     assert (result.stop_reason, result.error) == ("error", "endpoint down (HTTP 503)")
-    assert client.updates()[-2] == {"sessionUpdate": "error",
-                                    "message": "endpoint down (HTTP 503)"}
-    assert client.progress()[-1] == {"kind": "end",
-                                     "message": "failed: endpoint down (HTTP 503)"}
+    assert client.updates()[-2] == {"sessionUpdate": "error", "message": "endpoint down (HTTP 503)"}
+    assert client.progress()[-1] == {"kind": "end", "message": "failed: endpoint down (HTTP 503)"}
 
 
 async def test_no_progress_without_client_support(tmp_path: Path) -> None:
-    host, client = make_host(tmp_path, Script(AssistantMessage(text="x")),
-                             features=ClientFeatures())
+    host, client = make_host(
+        tmp_path, Script(AssistantMessage(text="x")), features=ClientFeatures()
+    )
     await host.prompt(params())
     assert client.requests == [] and client.progress() == []
 
@@ -144,8 +159,10 @@ async def test_no_progress_without_client_support(tmp_path: Path) -> None:
 @pytest.mark.parametrize("channel", ["session", "request", "token"])
 async def test_busy_then_each_cancel_channel(tmp_path: Path, channel: str) -> None:
     tool = WaitTool()
-    model = Script(AssistantMessage(tool_calls=[call("wait")], stop_reason="tool_use"),
-                   AssistantMessage(text="after"))
+    model = Script(
+        AssistantMessage(tool_calls=[call("wait")], stop_reason="tool_use"),
+        AssistantMessage(text="after"),
+    )
     host, client = make_host(tmp_path, model, tool)
     running = asyncio.ensure_future(host.prompt(params(workDoneToken="tok"), request_id=41))
     await asyncio.wait_for(tool.started.wait(), 5)
@@ -175,8 +192,9 @@ async def test_busy_then_each_cancel_channel(tmp_path: Path, channel: str) -> No
 
 async def test_shutdown_cancels_running_turns_and_refuses_new_ones(tmp_path: Path) -> None:
     tool = WaitTool()
-    host, _ = make_host(tmp_path, Script(
-        AssistantMessage(tool_calls=[call("wait")], stop_reason="tool_use")), tool)
+    host, _ = make_host(
+        tmp_path, Script(AssistantMessage(tool_calls=[call("wait")], stop_reason="tool_use")), tool
+    )
     running = asyncio.ensure_future(host.prompt(params()))
     await asyncio.wait_for(tool.started.wait(), 5)
     await host.shutdown(5)
@@ -184,7 +202,8 @@ async def test_shutdown_cancels_running_turns_and_refuses_new_ones(tmp_path: Pat
     with pytest.raises(InkRequestError) as info:
         await host.prompt(params())
     assert (info.value.code, info.value.message) == (
-        InkErrorCode.SHUTTING_DOWN, "shutting down: no new turns"
+        InkErrorCode.SHUTTING_DOWN,
+        "shutting down: no new turns",
     )
 
 
@@ -193,7 +212,8 @@ async def test_unknown_session_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InkRequestError) as info:
         host.cancel("nope")
     assert (info.value.code, info.value.message) == (
-        InkErrorCode.SESSION_NOT_FOUND, "session not found: nope"
+        InkErrorCode.SESSION_NOT_FOUND,
+        "session not found: nope",
     )
 
 
@@ -206,8 +226,11 @@ async def test_prompt_context_uses_the_buffer_and_selection(tmp_path: Path) -> N
     uri = path_to_uri(path)
     host.documents.did_open(uri, "def f():\n    return 1\n# end\n", 1)
     rng = {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}
-    await host.prompt(SessionPromptParams.model_validate(
-        {"prompt": "explain", "textDocument": {"uri": uri}, "range": rng}))
+    await host.prompt(
+        SessionPromptParams.model_validate(
+            {"prompt": "explain", "textDocument": {"uri": uri}, "range": rng}
+        )
+    )
     (request,) = model.requests
     first = request.messages[0]
     assert first.content[0].text == (  # type: ignore[union-attr]
@@ -242,13 +265,22 @@ async def test_clients_of_replaced_settings_close_once_no_turn_uses_them(tmp_pat
         return made[name]
 
     client = Client()
-    deps = HostDeps(factory=AgentFactory(make_model=make_model,
-                                         make_tools=lambda cwd, secret: [tool],
-                                         system_prompt=lambda cwd, tools: "",
-                                         grace_seconds=0.5))
-    host = Host(client, deps, cwd=tmp_path, documents=OpenDocuments(),
-                features=ClientFeatures(),
-                settings=InkSettings(model=ModelSettings(model="a"), approval="auto"))
+    deps = HostDeps(
+        factory=AgentFactory(
+            make_model=make_model,
+            make_tools=lambda cwd, secret: [tool],
+            system_prompt=lambda cwd, tools: "",
+            grace_seconds=0.5,
+        )
+    )
+    host = Host(
+        client,
+        deps,
+        cwd=tmp_path,
+        documents=OpenDocuments(),
+        features=ClientFeatures(),
+        settings=InkSettings(model=ModelSettings(model="a"), approval="auto"),
+    )
     running = asyncio.ensure_future(host.prompt(params()))
     await asyncio.wait_for(tool.started.wait(), 5)
     # replaced while a turn uses it: kept open until that turn ends

@@ -26,21 +26,27 @@ class Recorder:
 
 def question(kind: str = "command") -> ApprovalQuestion:
     return ApprovalQuestion(
-        tool_name="bash", tool_call_id="call_1", kind=kind,  # type: ignore[arg-type]
-        title="Run command: npm test", detail='{"command": "npm test"}', command="npm test",
+        tool_name="bash",
+        tool_call_id="call_1",
+        kind=kind,  # type: ignore[arg-type]
+        title="Run command: npm test",
+        detail='{"command": "npm test"}',
+        command="npm test",
     )
 
 
 def test_messages() -> None:
     assert question_message(question()) == "Ink wants to run a command:\nnpm test"
-    outside = ApprovalQuestion("read", "c", "outside_workspace",
-                               "read: read outside the workspace: /etc/hosts", "{}")
+    outside = ApprovalQuestion(
+        "read", "c", "outside_workspace", "read: read outside the workspace: /etc/hosts", "{}"
+    )
     assert question_message(outside) == (
         "Ink wants to access files outside the workspace:\n"
         "read: read outside the workspace: /etc/hosts"
     )
-    change = ApprovalQuestion("edit", "c", "change", "edit a.py (c): 1 line removed, 1 added",
-                              "a.py")
+    change = ApprovalQuestion(
+        "edit", "c", "change", "edit a.py (c): 1 line removed, 1 added", "a.py"
+    )
     assert question_message(change) == "Ink wants to edit a.py (c): 1 line removed, 1 added"
 
 
@@ -50,7 +56,9 @@ def test_actions_carry_option_ids_only_when_supported() -> None:
     assert with_ids["type"] == 2  # MessageType.Warning
     plain = lsp.show_message_request("m", action_items(ClientFeatures()))
     assert plain["actions"] == [
-        {"title": "Allow once"}, {"title": "Always allow"}, {"title": "Reject"}
+        {"title": "Allow once"},
+        {"title": "Always allow"},
+        {"title": "Reject"},
     ]
 
 

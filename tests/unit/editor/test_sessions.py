@@ -29,8 +29,7 @@ async def test_create_resume_list_delete(tmp_path: Path) -> None:
 
     fresh = SessionBook(store, ws)  # a new server process
     (info,) = fresh.infos()
-    assert (info.session_id, info.title, info.running) == (session.session_id,
-                                                           "remember 42", False)
+    assert (info.session_id, info.title, info.running) == (session.session_id, "remember 42", False)
     resumed = fresh.get(session.session_id)
     assert [m.role for m in resumed.messages] == ["user", "assistant"]
     assert resumed.turns == 1
@@ -40,12 +39,14 @@ async def test_create_resume_list_delete(tmp_path: Path) -> None:
     with pytest.raises(InkRequestError) as info_err:
         fresh.get(session.session_id)
     assert (info_err.value.code, info_err.value.message) == (
-        InkErrorCode.SESSION_NOT_FOUND, f"session not found: {session.session_id}"
+        InkErrorCode.SESSION_NOT_FOUND,
+        f"session not found: {session.session_id}",
     )
     with pytest.raises(InkRequestError) as info_err:
         fresh.get("../../etc/passwd")  # not a valid id: simply not found
     assert (info_err.value.code, info_err.value.message) == (
-        InkErrorCode.SESSION_NOT_FOUND, "session not found: ../../etc/passwd"
+        InkErrorCode.SESSION_NOT_FOUND,
+        "session not found: ../../etc/passwd",
     )
 
 

@@ -8,12 +8,19 @@ from ink_ls.editor.settings import InkSettings, parse_settings
 
 
 def test_valid_settings_apply() -> None:
-    settings, problems = parse_settings({
-        "model": {"baseUrl": "http://127.0.0.1:9/v1", "model": "m", "apiKey": "sk-x",
-                  "maxTokens": 100, "vision": True},
-        "approval": "readonly",
-        "approvalTimeoutSeconds": 5,
-    })
+    settings, problems = parse_settings(
+        {
+            "model": {
+                "baseUrl": "http://127.0.0.1:9/v1",
+                "model": "m",
+                "apiKey": "sk-x",
+                "maxTokens": 100,
+                "vision": True,
+            },
+            "approval": "readonly",
+            "approvalTimeoutSeconds": 5,
+        }
+    )
     assert problems == []
     assert settings.approval == "readonly"
     assert settings.approval_timeout == 5.0
@@ -24,13 +31,20 @@ def test_valid_settings_apply() -> None:
 
 def test_bad_keys_fall_back_to_defaults_and_are_named_without_secrets() -> None:
     base = InkSettings()
-    settings, problems = parse_settings({
-        "model": {"baseUrl": "ftp://nope", "model": "kept", "apiKey": "sk-secret",
-                  "temperature": 2},
-        "approval": "sometimes",
-        "approvalTimeoutSeconds": -1,
-        "colour": "blue",
-    }, base=base)
+    settings, problems = parse_settings(
+        {
+            "model": {
+                "baseUrl": "ftp://nope",
+                "model": "kept",
+                "apiKey": "sk-secret",
+                "temperature": 2,
+            },
+            "approval": "sometimes",
+            "approvalTimeoutSeconds": -1,
+            "colour": "blue",
+        },
+        base=base,
+    )
     assert settings.approval == base.approval
     assert settings.approval_timeout == base.approval_timeout
     assert settings.model.model == "kept"  # the good keys of a bad object still apply

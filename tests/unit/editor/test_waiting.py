@@ -20,8 +20,7 @@ from ink_ls.editor.writer import ApprovingWriter
 from tests.fakes.events import started
 
 CWD = Path("/ws")
-REVIEWING = ClientFeatures(work_done_progress=True, document_changes=True,
-                           reviews_apply_edit=True)
+REVIEWING = ClientFeatures(work_done_progress=True, document_changes=True, reviews_apply_edit=True)
 
 
 class Client:
@@ -43,10 +42,8 @@ class Client:
 
 def reporter(client: Client) -> TurnReporter:
     r = TurnReporter(client, session_id="s1", turn_id="t1", cwd=CWD, progress_token="p")
-    r.on_event(started(tool_call_id="c1", tool_name="edit",
-                              arguments={"path": "greet.txt"}))
-    r.on_event(started(tool_call_id="c2", tool_name="bash",
-                              arguments={"command": "npm test"}))
+    r.on_event(started(tool_call_id="c1", tool_name="edit", arguments={"path": "greet.txt"}))
+    r.on_event(started(tool_call_id="c2", tool_name="bash", arguments={"command": "npm test"}))
     r.on_event(ToolRunningEvent(tool_call_id="c1", tool_name="edit"))
     return r
 
@@ -57,8 +54,9 @@ def test_waiting_replaces_the_count_until_every_wait_is_over() -> None:
     r.waiting("c1")
     r.waiting("c2")
     r.resumed("c2")
-    r.on_event(ToolSettledEvent(tool_call_id="c2", tool_name="bash", is_error=False,
-                                duration_ms=1.0))
+    r.on_event(
+        ToolSettledEvent(tool_call_id="c2", tool_name="bash", is_error=False, duration_ms=1.0)
+    )
     r.resumed("c1")
     assert client.messages == [
         "edit greet.txt — 0 of 2 done",
@@ -84,8 +82,13 @@ async def test_watched_prompter_reports_the_wait_and_the_end_of_it() -> None:
     client = Client()
     r = reporter(client)
     asker = Asker(client)
-    question = ApprovalQuestion(tool_name="bash", tool_call_id="c2", kind="command",
-                                title="Run command: npm test", detail="{}")
+    question = ApprovalQuestion(
+        tool_name="bash",
+        tool_call_id="c2",
+        kind="command",
+        title="Run command: npm test",
+        detail="{}",
+    )
     assert await WatchedPrompter(asker, r)(question, NEVER) == "allow_once"
     assert asker.seen == "waiting for approval: bash: npm test"
     assert client.messages[-1] == "bash: npm test — 0 of 2 done"
@@ -99,8 +102,13 @@ async def test_watched_prompter_ends_the_wait_when_the_prompt_is_abandoned() -> 
         await asyncio.Event().wait()
         return None
 
-    question = ApprovalQuestion(tool_name="bash", tool_call_id="c2", kind="command",
-                                title="Run command: npm test", detail="{}")
+    question = ApprovalQuestion(
+        tool_name="bash",
+        tool_call_id="c2",
+        kind="command",
+        title="Run command: npm test",
+        detail="{}",
+    )
     task = asyncio.ensure_future(WatchedPrompter(never, r)(question, NEVER))
     await asyncio.sleep(0)
     assert client.messages[-1] == "waiting for approval: bash: npm test"
@@ -110,10 +118,13 @@ async def test_watched_prompter_ends_the_wait_when_the_prompt_is_abandoned() -> 
     assert client.messages[-1] == "bash: npm test — 0 of 2 done"
 
 
-@pytest.mark.parametrize(("mode", "during"), [
-    ("ask", "waiting for approval: edit greet.txt"),
-    ("auto", "edit greet.txt — 0 of 2 done"),  # pre-approved: nobody is waited for
-])
+@pytest.mark.parametrize(
+    ("mode", "during"),
+    [
+        ("ask", "waiting for approval: edit greet.txt"),
+        ("auto", "edit greet.txt — 0 of 2 done"),  # pre-approved: nobody is waited for
+    ],
+)
 async def test_writer_reports_a_reviewed_edit_as_waiting(
     tmp_path: Path, mode: str, during: str
 ) -> None:
@@ -127,10 +138,19 @@ async def test_writer_reports_a_reviewed_edit_as_waiting(
     async def no_prompt(question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
         raise AssertionError("a reviewing client is not asked with a message")
 
-    writer = ApprovingWriter(client, REVIEWING, docs, tmp_path, mode,  # type: ignore[arg-type]
-                             no_prompt, 5.0, watch=r)
-    await writer.write_text(path, "Bye\n", old_text="Hello\n", tool_name="edit",
-                            tool_call_id="c1", signal=NEVER)
+    writer = ApprovingWriter(
+        client,
+        REVIEWING,
+        docs,
+        tmp_path,
+        mode,  # type: ignore[arg-type]
+        no_prompt,
+        5.0,
+        watch=r,
+    )
+    await writer.write_text(
+        path, "Bye\n", old_text="Hello\n", tool_name="edit", tool_call_id="c1", signal=NEVER
+    )
     assert client.said_during_edit == [during]
     assert client.messages[-1] == "edit greet.txt — 0 of 2 done"
     assert path.read_text() == "Bye\n"

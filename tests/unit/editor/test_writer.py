@@ -17,9 +17,15 @@ from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.writer import STALE, ApprovingWriter, change_summary
 from ink_ls.protocol import methods
 
-VSCODE = ClientFeatures(work_done_progress=True, document_changes=True, create_files=True,
-                        change_annotations=True, action_option_ids=True, reviews_apply_edit=True,
-                        ink_plugin=True)
+VSCODE = ClientFeatures(
+    work_done_progress=True,
+    document_changes=True,
+    create_files=True,
+    change_annotations=True,
+    action_option_ids=True,
+    reviews_apply_edit=True,
+    ink_plugin=True,
+)
 GENERIC = ClientFeatures(work_done_progress=True, action_option_ids=True)
 
 
@@ -53,19 +59,32 @@ class Asker:
 
 
 def writer(
-    tmp_path: Path, editor: Editor, *, features: ClientFeatures = VSCODE, mode: str = "ask",
-    asker: Asker | None = None, docs: OpenDocuments | None = None, timeout: float = 5.0,
+    tmp_path: Path,
+    editor: Editor,
+    *,
+    features: ClientFeatures = VSCODE,
+    mode: str = "ask",
+    asker: Asker | None = None,
+    docs: OpenDocuments | None = None,
+    timeout: float = 5.0,
 ) -> ApprovingWriter:
     return ApprovingWriter(
-        editor, features, docs or OpenDocuments(), tmp_path, mode,  # type: ignore[arg-type]
-        asker or Asker("allow_once"), timeout,
+        editor,
+        features,
+        docs or OpenDocuments(),
+        tmp_path,
+        mode,  # type: ignore[arg-type]
+        asker or Asker("allow_once"),
+        timeout,
     )
 
 
-async def write(w: ApprovingWriter, path: Path, new: str, old: str | None,
-                signal: CancelSignal = NEVER) -> None:
-    await w.write_text(path, new, old_text=old, tool_name="edit", tool_call_id="call_7",
-                       signal=signal)
+async def write(
+    w: ApprovingWriter, path: Path, new: str, old: str | None, signal: CancelSignal = NEVER
+) -> None:
+    await w.write_text(
+        path, new, old_text=old, tool_name="edit", tool_call_id="call_7", signal=signal
+    )
 
 
 async def test_reviewing_client_gets_a_versioned_annotated_edit_and_disk_is_written(
@@ -81,10 +100,13 @@ async def test_reviewing_client_gets_a_versioned_annotated_edit_and_disk_is_writ
     assert params["label"] == "ink: edit a.txt (call_7)"
     (change,) = params["edit"]["documentChanges"]
     assert change["textDocument"] == {"uri": path_to_uri(path), "version": 4}
-    assert change["edits"] == [{
-        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}},
-        "newText": "new\n", "annotationId": "ink-call_7",
-    }]
+    assert change["edits"] == [
+        {
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}},
+            "newText": "new\n",
+            "annotationId": "ink-call_7",
+        }
+    ]
     assert params["edit"]["changeAnnotations"] == {
         "ink-call_7": {"label": "ink: edit a.txt (call_7)", "needsConfirmation": True}
     }
@@ -96,8 +118,11 @@ async def test_new_file_is_created_first(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "new.txt"
     await write(writer(tmp_path, editor), path, "hi\n", None)
     create, text_edit = editor.edits[0]["edit"]["documentChanges"]
-    assert create == {"kind": "create", "uri": path_to_uri(path),
-                      "options": {"ignoreIfExists": True}}
+    assert create == {
+        "kind": "create",
+        "uri": path_to_uri(path),
+        "options": {"ignoreIfExists": True},
+    }
     assert text_edit["textDocument"]["version"] is None
     assert path.read_text() == "hi\n"
 
@@ -110,7 +135,8 @@ async def test_generic_client_is_asked_first_and_gets_plain_changes(tmp_path: Pa
     await write(w, path, "one\n2\nthree\n", "one\ntwo\n")
     (question,) = asker.questions
     assert (question.kind, question.title) == (
-        "change", "edit a.txt (call_7): 1 line removed, 2 added"
+        "change",
+        "edit a.txt (call_7): 1 line removed, 2 added",
     )
     assert list(editor.edits[0]["edit"]) == ["changes"]
     await write(w, path, "again\n", "one\n2\nthree\n")  # always allowed: not asked again
@@ -118,17 +144,21 @@ async def test_generic_client_is_asked_first_and_gets_plain_changes(tmp_path: Pa
     assert path.read_text() == "again\n"
 
 
-@pytest.mark.parametrize(("choice", "reason"), [
-    ("reject", "the user rejected this change"),
-    (None, "the approval prompt was dismissed"),
-])
+@pytest.mark.parametrize(
+    ("choice", "reason"),
+    [
+        ("reject", "the user rejected this change"),
+        (None, "the approval prompt was dismissed"),
+    ],
+)
 async def test_generic_client_refusal(tmp_path: Path, choice: Choice | None, reason: str) -> None:
     path = tmp_path / "a.txt"
     path.write_text("old")
     editor = Editor()
     with pytest.raises(ChangeRejectedError) as info:
-        await write(writer(tmp_path, editor, features=GENERIC, asker=Asker(choice)), path,
-                    "new", "old")
+        await write(
+            writer(tmp_path, editor, features=GENERIC, asker=Asker(choice)), path, "new", "old"
+        )
     assert (info.value.source, info.value.reason) == ("user", reason)
     assert editor.edits == [] and path.read_text() == "old"
 
@@ -205,7 +235,8 @@ async def test_auto_and_readonly(tmp_path: Path) -> None:
     with pytest.raises(ChangeRejectedError) as info:
         await write(writer(tmp_path, editor, mode="readonly"), path, "ro", "auto")
     assert (info.value.source, info.value.reason) == (
-        "policy", "approval mode is readonly: files are not changed"
+        "policy",
+        "approval mode is readonly: files are not changed",
     )
     assert path.read_text() == "auto"
 
@@ -221,10 +252,19 @@ async def test_new_file_without_create_support_uses_plain_changes(tmp_path: Path
     features = ClientFeatures(document_changes=True, reviews_apply_edit=True)
     path = tmp_path / "new.txt"
     await write(writer(tmp_path, editor, features=features), path, "hi\n", None)
-    assert editor.edits[0]["edit"] == {"changes": {path_to_uri(path): [{
-        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-        "newText": "hi\n",
-    }]}}
+    assert editor.edits[0]["edit"] == {
+        "changes": {
+            path_to_uri(path): [
+                {
+                    "range": {
+                        "start": {"line": 0, "character": 0},
+                        "end": {"line": 0, "character": 0},
+                    },
+                    "newText": "hi\n",
+                }
+            ]
+        }
+    }
     assert path.read_text() == "hi\n"
 
 
@@ -264,7 +304,8 @@ async def test_auto_edit_the_editor_did_not_apply_is_an_editor_failure(tmp_path:
     with pytest.raises(ChangeRejectedError) as info:
         await write(writer(tmp_path, editor, mode="auto", docs=docs), path, "y\n", "x\n")
     assert (info.value.source, info.value.reason) == (
-        "editor", "the editor did not apply the edit: version mismatch"
+        "editor",
+        "the editor did not apply the edit: version mismatch",
     )
     assert path.read_text() == "x\n"
 

@@ -14,12 +14,24 @@ ENV = {"TOKEN": "s3cret-token", "HOME": "/home/u"}
 
 
 def test_stdio_and_http_entries_with_variables(tmp_path: Path) -> None:
-    configs, problems = parse_servers({
-        "db": {"command": "db-mcp", "args": ["--token", "${TOKEN}", "${MISSING:-dflt}"],
-               "env": {"KEY": "${TOKEN}"}, "cwd": "sub", "trusted": True},
-        "web": {"url": "https://mcp.example.com/${MISSING:-mcp}",
-                "headers": {"Authorization": "Bearer ${TOKEN}"}},
-    }, "user", root=tmp_path, env=ENV)
+    configs, problems = parse_servers(
+        {
+            "db": {
+                "command": "db-mcp",
+                "args": ["--token", "${TOKEN}", "${MISSING:-dflt}"],
+                "env": {"KEY": "${TOKEN}"},
+                "cwd": "sub",
+                "trusted": True,
+            },
+            "web": {
+                "url": "https://mcp.example.com/${MISSING:-mcp}",
+                "headers": {"Authorization": "Bearer ${TOKEN}"},
+            },
+        },
+        "user",
+        root=tmp_path,
+        env=ENV,
+    )
     assert problems == []
     db, web = configs
     assert db.args == ("--token", "s3cret-token", "dflt") and db.env == {"KEY": "s3cret-token"}
@@ -31,24 +43,34 @@ def test_stdio_and_http_entries_with_variables(tmp_path: Path) -> None:
 
 
 def test_bad_entries_are_reported_and_the_rest_load(tmp_path: Path) -> None:
-    configs, problems = parse_servers({
-        "both": {"command": "x", "url": "http://y"},
-        "neither": {"args": []},
-        "unset": {"command": "x", "args": ["${NOPE}"]},
-        "typo": {"command": "ok", "argz": []},
-        "off": {"command": "x", "disabled": True},
-        "sse": {"url": "http://y", "type": "sse"},
-        "junk": 3,
-    }, "user", root=tmp_path, env=ENV)
+    configs, problems = parse_servers(
+        {
+            "both": {"command": "x", "url": "http://y"},
+            "neither": {"args": []},
+            "unset": {"command": "x", "args": ["${NOPE}"]},
+            "typo": {"command": "ok", "argz": []},
+            "off": {"command": "x", "disabled": True},
+            "sse": {"url": "http://y", "type": "sse"},
+            "junk": 3,
+        },
+        "user",
+        root=tmp_path,
+        env=ENV,
+    )
     errors = {c.name: c.error for c in configs}
-    assert errors["both"] == errors["neither"] == (
-        'give either "command" (a program) or "url" (streamable HTTP)')
+    assert (
+        errors["both"]
+        == errors["neither"]
+        == ('give either "command" (a program) or "url" (streamable HTTP)')
+    )
     assert errors["unset"] == "references ${NOPE}, which is not set"
     assert errors["typo"] is None
     assert errors["sse"] == "type 'sse' is not supported (use stdio or http)"
     assert "off" not in errors
     assert problems == [
-        "mcpServers.typo.argz: unknown setting", "mcpServers.junk: must be an object"]
+        "mcpServers.typo.argz: unknown setting",
+        "mcpServers.junk: must be an object",
+    ]
 
 
 def test_sources_merge_later_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,16 +78,21 @@ def test_sources_merge_later_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     user = user_config_path()
     assert user == tmp_path / "cfg" / "ink-ls" / "mcp.json"
     user.parent.mkdir(parents=True)
-    user.write_text(json.dumps({"mcpServers": {"a": {"command": "user-a"},
-                                               "b": {"command": "user-b"}}}))
+    user.write_text(
+        json.dumps({"mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"}}})
+    )
     ws = tmp_path / "ws"
     ws.mkdir()
-    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"b": {"command": "ws-b"},
-                                                             "c": {"command": "ws-c"}}}))
+    (ws / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"b": {"command": "ws-b"}, "c": {"command": "ws-c"}}})
+    )
     configs, problems = load_configs(ws, {"c": {"command": "editor-c"}})
     assert problems == []
     assert {c.name: (c.origin, c.command) for c in configs} == {
-        "a": ("user", "user-a"), "b": ("workspace", "ws-b"), "c": ("editor", "editor-c")}
+        "a": ("user", "user-a"),
+        "b": ("workspace", "ws-b"),
+        "c": ("editor", "editor-c"),
+    }
 
 
 def test_broken_file_is_a_problem_not_a_crash(
@@ -84,4 +111,5 @@ def test_names_and_schemas() -> None:
     assert check_schema({"type": "object", "properties": {}}) is None
     assert check_schema({"type": "array"}) == 'its input schema is not of type "object"'
     assert (check_schema({"type": "object", "properties": {"a": {"type": 5}}}) or "").startswith(
-        "its input schema is invalid at properties/a/type: ")
+        "its input schema is invalid at properties/a/type: "
+    )

@@ -53,9 +53,7 @@ MakeClient = Callable[..., OpenAIClient]
 
 
 @pytest.fixture
-async def make_client(
-    server: FakeModelServer, sleeps: SleepRecorder
-) -> AsyncIterator[MakeClient]:
+async def make_client(server: FakeModelServer, sleeps: SleepRecorder) -> AsyncIterator[MakeClient]:
     clients: list[OpenAIClient] = []
 
     def make(**settings: Any) -> OpenAIClient:

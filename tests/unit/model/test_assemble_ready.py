@@ -9,8 +9,9 @@ from ink_ls.core.messages import ToolCall
 from ink_ls.model.assemble import StreamAssembler
 
 
-def delta(index: int, *, id: str | None = None, name: str | None = None,
-          args: str | None = None) -> dict[str, Any]:
+def delta(
+    index: int, *, id: str | None = None, name: str | None = None, args: str | None = None
+) -> dict[str, Any]:
     call: dict[str, Any] = {"index": index}
     if id is not None:
         call["id"] = id
@@ -69,7 +70,7 @@ def test_a_handed_out_call_is_frozen_and_ids_stay_the_same() -> None:
     a = StreamAssembler()
     a.feed(delta(0, name="read", args='{"path": "a.py"}'))  # no id: one is made up
     a.feed(delta(1, id="c2", name="read", args='{"path": "b.py"}'))
-    (index, early), = a.take_ready()
+    ((index, early),) = a.take_ready()
     a.feed(delta(0, args="garbage"))  # too late for call 0: dropped
     a.feed(finish("tool_calls"))
     calls = a.finish().tool_calls

@@ -118,8 +118,11 @@ async def test_a_stream_without_done_is_an_error_even_with_a_finish_reason(
 
 async def test_an_error_object_inside_the_stream_is_reported(make_client: MakeClient) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              content=sse('{"error":{"message":"model crashed"}}'))
+        return httpx.Response(
+            200,
+            headers={"content-type": "text/event-stream"},
+            content=sse('{"error":{"message":"model crashed"}}'),
+        )
 
     with pytest.raises(ModelProtocolError) as info:
         await collect(make_client(transport=httpx.MockTransport(handler)), REQ)
@@ -129,8 +132,10 @@ async def test_an_error_object_inside_the_stream_is_reported(make_client: MakeCl
 async def test_context_length_400_is_reported_as_such(
     server: FakeModelServer, make_client: MakeClient
 ) -> None:
-    body = ('{"error":{"message":"This model\'s maximum context length is 8192 tokens. However, '
-            'your messages resulted in 9000 tokens.","code":"context_length_exceeded"}}')
+    body = (
+        '{"error":{"message":"This model\'s maximum context length is 8192 tokens. However, '
+        'your messages resulted in 9000 tokens.","code":"context_length_exceeded"}}'
+    )
     server.push(Reply(status=400, body=body))
     with pytest.raises(ModelContextLengthError) as info:
         await collect(make_client(), REQ)
@@ -202,8 +207,10 @@ async def test_the_api_key_is_sent_but_never_logged_or_put_in_errors(
     errors.append(info2.value)
 
     assert server.request_headers[0]["Authorization"] == f"Bearer {KEY}"  # it was really used
-    assert str(errors[0]).endswith("Incorrect API key provided: [redacted].; check the API key "
-                                   "(INK_API_KEY, or the variable named by --api-key-env)")
+    assert str(errors[0]).endswith(
+        "Incorrect API key provided: [redacted].; check the API key "
+        "(INK_API_KEY, or the variable named by --api-key-env)"
+    )
     for err in errors:
         assert KEY not in str(err) and KEY not in repr(err.args)
     assert len(caplog.records) > 5
@@ -226,10 +233,14 @@ async def test_no_authorization_header_without_a_key(
 async def test_interleaved_tool_call_deltas_are_joined_by_index(make_client: MakeClient) -> None:
     body = sse(
         chunk('{"role":"assistant","content":null}'),
-        chunk('{"tool_calls":[{"index":0,"id":"c_a","type":"function",'
-              '"function":{"name":"read","arguments":""}}]}'),
-        chunk('{"tool_calls":[{"index":1,"id":"c_b","type":"function",'
-              '"function":{"name":"grep","arguments":"{\\"pat"}}]}'),
+        chunk(
+            '{"tool_calls":[{"index":0,"id":"c_a","type":"function",'
+            '"function":{"name":"read","arguments":""}}]}'
+        ),
+        chunk(
+            '{"tool_calls":[{"index":1,"id":"c_b","type":"function",'
+            '"function":{"name":"grep","arguments":"{\\"pat"}}]}'
+        ),
         chunk('{"tool_calls":[{"index":0,"function":{"arguments":"{\\"path\\": "}}]}'),
         chunk('{"tool_calls":[{"index":1,"function":{"arguments":"tern\\": \\"TODO\\"}"}}]}'),
         chunk('{"tool_calls":[{"index":0,"function":{"arguments":"\\"a.py\\"}"}}]}'),
@@ -253,12 +264,18 @@ async def test_interleaved_tool_call_deltas_are_joined_by_index(make_client: Mak
 async def test_a_retry_after_longer_than_a_minute_is_reported_not_waited_for(
     server: FakeModelServer, make_client: MakeClient, sleeps: SleepRecorder
 ) -> None:
-    server.push(Reply(status=429, headers={"Retry-After": "3600"},
-                      body='{"error":{"message":"quota exceeded"}}'))
+    server.push(
+        Reply(
+            status=429,
+            headers={"Retry-After": "3600"},
+            body='{"error":{"message":"quota exceeded"}}',
+        )
+    )
     with pytest.raises(ModelHTTPError) as info:
         await collect(make_client(), REQ)
     assert info.value.status == 429
     assert str(info.value).endswith(
         "answered HTTP 429: quota exceeded (the endpoint asked to retry after 3600 s, longer "
-        "than ink-ls waits)")
+        "than ink-ls waits)"
+    )
     assert len(server.requests) == 1 and sleeps.delays == []

@@ -20,9 +20,18 @@ REQ = ModelRequest(system="sys", messages=[user_text("hi")])
 async def test_text_split_across_chunks_streams_in_order(
     server: FakeModelServer, make_client: MakeClient
 ) -> None:
-    server.push(text("Hello, world! How are you?", chunk_size=3, usage={
-        "prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19,
-        "prompt_tokens_details": {"cached_tokens": 4}}))
+    server.push(
+        text(
+            "Hello, world! How are you?",
+            chunk_size=3,
+            usage={
+                "prompt_tokens": 12,
+                "completion_tokens": 7,
+                "total_tokens": 19,
+                "prompt_tokens_details": {"cached_tokens": 4},
+            },
+        )
+    )
     deltas, msg = await collect(make_client(), REQ)
     assert deltas == ["Hel", "lo,", " wo", "rld", "! H", "ow ", "are", " yo", "u?"]
     assert msg.text == "Hello, world! How are you?"
@@ -34,8 +43,14 @@ async def test_text_split_across_chunks_streams_in_order(
 async def test_tool_call_arguments_split_across_chunks_are_joined(
     server: FakeModelServer, make_client: MakeClient
 ) -> None:
-    server.push(Reply(text="Let me look.", tool_calls=[("read", {"path": "README.md"})],
-                      call_ids=["call_a"], chunk_size=2))
+    server.push(
+        Reply(
+            text="Let me look.",
+            tool_calls=[("read", {"path": "README.md"})],
+            call_ids=["call_a"],
+            chunk_size=2,
+        )
+    )
     deltas, msg = await collect(make_client(), REQ)
     assert "".join(deltas) == "Let me look."
     assert msg.tool_calls == [ToolCall(id="call_a", name="read", arguments='{"path": "README.md"}')]
@@ -56,8 +71,11 @@ async def test_two_tool_calls_in_one_reply_keep_their_order(
 async def test_finish_reason_length_is_a_max_tokens_stop_and_keeps_the_calls(
     server: FakeModelServer, make_client: MakeClient
 ) -> None:
-    server.push(tool("write", '{"path": "a.txt", "content": "trunc', finish_reason="length",
-                     call_ids=["c9"]))
+    server.push(
+        tool(
+            "write", '{"path": "a.txt", "content": "trunc', finish_reason="length", call_ids=["c9"]
+        )
+    )
     _, msg = await collect(make_client(), REQ)
     assert msg.stop_reason == "max_tokens"
     # raw arguments pass through untouched; the loop refuses the batch, nothing crashes here
@@ -79,12 +97,29 @@ async def test_a_server_that_answers_json_instead_of_sse_still_works(
     make_client: MakeClient,
 ) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, json={
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                "role": "assistant", "content": None, "tool_calls": [
-                    {"id": "x1", "type": "function",
-                     "function": {"name": "ls", "arguments": "{}"}}]}}],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 2}})
+        return httpx.Response(
+            200,
+            json={
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "tool_calls",
+                        "message": {
+                            "role": "assistant",
+                            "content": None,
+                            "tool_calls": [
+                                {
+                                    "id": "x1",
+                                    "type": "function",
+                                    "function": {"name": "ls", "arguments": "{}"},
+                                }
+                            ],
+                        },
+                    }
+                ],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 2},
+            },
+        )
 
     client = make_client(transport=httpx.MockTransport(handler))
     deltas, msg = await collect(client, REQ)
@@ -157,8 +192,7 @@ async def test_cancel_keeps_the_text_received_so_far(make_client: MakeClient) ->
         await asyncio.Event().wait()  # the model stalls
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              content=body())
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())
 
     client = make_client(transport=httpx.MockTransport(handler))
     items = []

@@ -38,9 +38,15 @@ def two_turns() -> list[Message]:
             tool_calls=[ToolCall(id="call_1", name="read", arguments='{"path": "README.md"}')],
             stop_reason="tool_use",
         ),
-        ToolResultMessage(results=[ToolResultEntry(
-            tool_call_id="call_1", tool_name="read", content=[TextBlock(text="# Demo\nmake run")]
-        )]),
+        ToolResultMessage(
+            results=[
+                ToolResultEntry(
+                    tool_call_id="call_1",
+                    tool_name="read",
+                    content=[TextBlock(text="# Demo\nmake run")],
+                )
+            ]
+        ),
         AssistantMessage(text="Run `make run`.", stop_reason="stop"),
         user_text("thanks; and the tests?"),
     ]
@@ -52,43 +58,74 @@ async def test_the_exact_body_of_a_two_turn_conversation_with_a_tool_result(
     server.push(text("ok"))
     request = ModelRequest(system="You are ink.", messages=two_turns(), tools=[READ_SCHEMA])
     await collect(make_client(max_tokens=1024), request)
-    assert server.requests == [{
-        "model": "fake-model",
-        "messages": [
-            {"role": "system", "content": "You are ink."},
-            {"role": "user", "content": "read README.md"},
-            {"role": "assistant", "content": "Reading it.", "tool_calls": [
-                {"id": "call_1", "type": "function",
-                 "function": {"name": "read", "arguments": '{"path": "README.md"}'}}]},
-            {"role": "tool", "tool_call_id": "call_1", "content": "# Demo\nmake run"},
-            {"role": "assistant", "content": "Run `make run`."},
-            {"role": "user", "content": "thanks; and the tests?"},
-        ],
-        "stream": True,
-        "stream_options": {"include_usage": True},
-        "tools": [{"type": "function", "function": {
-            "name": "read", "description": "Read a file.", "parameters": {
-                "type": "object", "properties": {"path": {"type": "string"}},
-                "required": ["path"], "additionalProperties": False}}}],
-        "max_tokens": 1024,
-    }]
+    assert server.requests == [
+        {
+            "model": "fake-model",
+            "messages": [
+                {"role": "system", "content": "You are ink."},
+                {"role": "user", "content": "read README.md"},
+                {
+                    "role": "assistant",
+                    "content": "Reading it.",
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "read", "arguments": '{"path": "README.md"}'},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "call_1", "content": "# Demo\nmake run"},
+                {"role": "assistant", "content": "Run `make run`."},
+                {"role": "user", "content": "thanks; and the tests?"},
+            ],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "read",
+                        "description": "Read a file.",
+                        "parameters": {
+                            "type": "object",
+                            "properties": {"path": {"type": "string"}},
+                            "required": ["path"],
+                            "additionalProperties": False,
+                        },
+                    },
+                }
+            ],
+            "max_tokens": 1024,
+        }
+    ]
 
 
 def image_history() -> list[Message]:
     return [
-        UserMessage(content=[TextBlock(text="what is this?"),
-                             ImageBlock(data=PNG, mime_type="image/png")]),
+        UserMessage(
+            content=[TextBlock(text="what is this?"), ImageBlock(data=PNG, mime_type="image/png")]
+        ),
         AssistantMessage(
-            tool_calls=[ToolCall(id="c1", name="read", arguments='{"path": "a.png"}'),
-                        ToolCall(id="c2", name="read", arguments='{"path": "b.txt"}')],
+            tool_calls=[
+                ToolCall(id="c1", name="read", arguments='{"path": "a.png"}'),
+                ToolCall(id="c2", name="read", arguments='{"path": "b.txt"}'),
+            ],
             stop_reason="tool_use",
         ),
-        ToolResultMessage(results=[
-            ToolResultEntry(tool_call_id="c1", tool_name="read", content=[
-                TextBlock(text="Read image a.png [image/png]"),
-                ImageBlock(data=PNG, mime_type="image/png")]),
-            ToolResultEntry(tool_call_id="c2", tool_name="read", content=[TextBlock(text="b")]),
-        ]),
+        ToolResultMessage(
+            results=[
+                ToolResultEntry(
+                    tool_call_id="c1",
+                    tool_name="read",
+                    content=[
+                        TextBlock(text="Read image a.png [image/png]"),
+                        ImageBlock(data=PNG, mime_type="image/png"),
+                    ],
+                ),
+                ToolResultEntry(tool_call_id="c2", tool_name="read", content=[TextBlock(text="b")]),
+            ]
+        ),
     ]
 
 
@@ -99,21 +136,46 @@ async def test_images_for_a_vision_model_are_data_urls_and_follow_the_tool_messa
     await collect(make_client(vision=True), ModelRequest(system="", messages=image_history()))
     url = {"url": f"data:image/png;base64,{PNG}"}
     assert server.requests[0]["messages"] == [
-        {"role": "user", "content": [
-            {"type": "text", "text": "what is this?"},
-            {"type": "image_url", "image_url": url}]},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function",
-             "function": {"name": "read", "arguments": '{"path": "a.png"}'}},
-            {"id": "c2", "type": "function",
-             "function": {"name": "read", "arguments": '{"path": "b.txt"}'}}]},
-        {"role": "tool", "tool_call_id": "c1", "content":
-            "Read image a.png [image/png]\n[image (image/png) attached in the next user message]"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": url},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"path": "a.png"}'},
+                },
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"path": "b.txt"}'},
+                },
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": (
+                "Read image a.png [image/png]\n"
+                "[image (image/png) attached in the next user message]"
+            ),
+        },
         {"role": "tool", "tool_call_id": "c2", "content": "b"},
-        {"role": "user", "content": [
-            {"type": "text", "text": "Images returned by tool calls:"},
-            {"type": "text", "text": "read (c1):"},
-            {"type": "image_url", "image_url": url}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Images returned by tool calls:"},
+                {"type": "text", "text": "read (c1):"},
+                {"type": "image_url", "image_url": url},
+            ],
+        },
     ]
 
 
@@ -124,11 +186,16 @@ async def test_images_for_a_model_without_vision_become_placeholders(
     history = image_history()
     await collect(make_client(vision=False), ModelRequest(system="", messages=history))
     messages = server.requests[0]["messages"]
-    assert messages[0] == {"role": "user", "content": "what is this?\n"
-                           "[image (image/png) omitted: this model cannot see images]"}
-    assert messages[2] == {"role": "tool", "tool_call_id": "c1", "content":
-                           "Read image a.png [image/png]\n"
-                           "[image (image/png) omitted: this model cannot see images]"}
+    assert messages[0] == {
+        "role": "user",
+        "content": "what is this?\n[image (image/png) omitted: this model cannot see images]",
+    }
+    assert messages[2] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": "Read image a.png [image/png]\n"
+        "[image (image/png) omitted: this model cannot see images]",
+    }
     assert len(messages) == 4  # no extra user message
     assert "image_url" not in str(server.requests[0])
     # the history itself keeps the image
@@ -141,7 +208,10 @@ async def test_empty_assistant_replies_are_left_out_and_no_tools_key_without_too
 ) -> None:
     server.push(text("ok"))
     history: list[Message] = [
-        user_text("one"), AssistantMessage(stop_reason="aborted"), user_text("two")]
+        user_text("one"),
+        AssistantMessage(stop_reason="aborted"),
+        user_text("two"),
+    ]
     await collect(make_client(), ModelRequest(system="s", messages=history))
     body = server.requests[0]
     assert body["messages"] == [

@@ -21,9 +21,16 @@ def test_retry_after_seconds_milliseconds_and_dates() -> None:
     assert parse_retry_after(httpx.Headers()) is None
 
 
-@pytest.mark.parametrize(("attempt", "jitter", "delay"), [
-    (1, 0.0, 0.25), (1, 0.999, 0.49975), (2, 0.5, 0.75), (3, 0.0, 1.0), (10, 0.0, 4.0),
-])
+@pytest.mark.parametrize(
+    ("attempt", "jitter", "delay"),
+    [
+        (1, 0.0, 0.25),
+        (1, 0.999, 0.49975),
+        (2, 0.5, 0.75),
+        (3, 0.0, 1.0),
+        (10, 0.0, 4.0),
+    ],
+)
 def test_backoff_doubles_with_jitter_and_a_cap(attempt: int, jitter: float, delay: float) -> None:
     assert backoff_delay(attempt, None, jitter) == pytest.approx(delay)
 

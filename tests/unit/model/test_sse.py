@@ -27,10 +27,10 @@ def test_multi_line_data_comments_and_event_names() -> None:
 
 
 def test_utf8_and_crlf_split_across_chunks() -> None:
-    raw = 'data: héllo ✓\r\n\r\n'.encode()
+    raw = "data: héllo ✓\r\n\r\n".encode()
     cut = raw.index("✓".encode()) + 1  # inside the three bytes of the check mark
     crlf = raw.index(b"\r")
-    assert decode(raw[:cut], raw[cut:crlf + 1], raw[crlf + 1 :]) == [
+    assert decode(raw[:cut], raw[cut : crlf + 1], raw[crlf + 1 :]) == [
         SSEEvent("message", "héllo ✓")
     ]
 

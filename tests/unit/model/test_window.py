@@ -10,9 +10,9 @@ from ink_ls.model.window import resolve_context_window, window_from_models
 
 def test_each_servers_field_is_understood() -> None:
     for entry, expected in (
-        ({"id": "m", "max_model_len": 8192}, 8192),              # vLLM
-        ({"id": "m", "context_length": 131072}, 131072),         # OpenRouter, LM Studio
-        ({"id": "m", "meta": {"n_ctx_train": 4096}}, 4096),      # llama.cpp
+        ({"id": "m", "max_model_len": 8192}, 8192),  # vLLM
+        ({"id": "m", "context_length": 131072}, 131072),  # OpenRouter, LM Studio
+        ({"id": "m", "meta": {"n_ctx_train": 4096}}, 4096),  # llama.cpp
         ({"id": "m", "top_provider": {"context_length": 2048}}, 2048),
         ({"id": "m", "context_length": True}, None),
         ({"id": "other", "context_length": 9}, None),

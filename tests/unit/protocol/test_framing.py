@@ -36,8 +36,9 @@ async def test_garbage_between_frames_is_one_error_then_resync() -> None:
     for size in (1, 5, 1000):
         assert await collect(data, size) == [
             b'{"a": 1}',
-            FrameError("bytes outside a message were skipped (no Content-Length header before "
-                       "them)"),
+            FrameError(
+                "bytes outside a message were skipped (no Content-Length header before them)"
+            ),
             b'{"b": 2}',
         ]
 
@@ -45,7 +46,8 @@ async def test_garbage_between_frames_is_one_error_then_resync() -> None:
 async def test_missing_length_skips_its_body_silently_after_the_error() -> None:
     data = b"Content-Type: x\r\n\r\n" + b'{"lost": true}' + framed({"b": 2})
     assert await collect(data, 3) == [
-        FrameError("the message has no Content-Length header"), b'{"b": 2}'
+        FrameError("the message has no Content-Length header"),
+        b'{"b": 2}',
     ]
 
 
@@ -54,5 +56,7 @@ def test_decode_answers_with_the_request_id_when_it_is_valid() -> None:
         -32600, 'invalid request: "jsonrpc" must be "2.0"', "x"
     )
     assert decode(b'{"jsonrpc": "2.0", "id": null, "result": 1}') == {
-        "jsonrpc": "2.0", "id": None, "result": 1
+        "jsonrpc": "2.0",
+        "id": None,
+        "result": 1,
     }

@@ -42,12 +42,25 @@ def test_the_view_prints_text_and_each_call_with_state_and_duration() -> None:
     view(started(tool_call_id="b", tool_name="bash", arguments={"command": "false\nx"}))
     view(ToolRunningEvent(tool_call_id="a", tool_name="read"))
     view(ToolSettledEvent(tool_call_id="a", tool_name="read", is_error=False, duration_ms=12.4))
-    view(ToolEndEvent(tool_call_id="a", tool_name="read", content=[TextBlock(text="x")],
-                      is_error=False, duration_ms=12.4))
+    view(
+        ToolEndEvent(
+            tool_call_id="a",
+            tool_name="read",
+            content=[TextBlock(text="x")],
+            is_error=False,
+            duration_ms=12.4,
+        )
+    )
     view(ToolRunningEvent(tool_call_id="b", tool_name="bash"))
     view(ToolSettledEvent(tool_call_id="b", tool_name="bash", is_error=True, duration_ms=1530))
-    view(ToolEndEvent(tool_call_id="b", tool_name="bash", is_error=True,
-                      content=[TextBlock(text="\nError: command timed out after 1s\nmore")]))
+    view(
+        ToolEndEvent(
+            tool_call_id="b",
+            tool_name="bash",
+            is_error=True,
+            content=[TextBlock(text="\nError: command timed out after 1s\nmore")],
+        )
+    )
     view(RunEndEvent(stop_reason="completed", usage=Usage()))
     assert out.getvalue() == (
         "Looking.\n"
@@ -79,10 +92,18 @@ def test_the_live_region_shows_queued_and_running_calls() -> None:
         view.close()
 
 
-@pytest.mark.parametrize(("typed", "choice"), [
-    ("y\n", "allow_once"), ("YES\n", "allow_once"), ("a\n", "allow_always"),
-    ("n\n", "reject"), ("\n", "reject"), ("maybe\n", "reject"), (None, None),
-])
+@pytest.mark.parametrize(
+    ("typed", "choice"),
+    [
+        ("y\n", "allow_once"),
+        ("YES\n", "allow_once"),
+        ("a\n", "allow_always"),
+        ("n\n", "reject"),
+        ("\n", "reject"),
+        ("maybe\n", "reject"),
+        (None, None),
+    ],
+)
 def test_answers(typed: str | None, choice: str | None) -> None:
     assert parse_answer(typed) == choice
 
@@ -98,8 +119,13 @@ class Typist:
 async def test_the_prompter_shows_the_question_and_returns_the_choice() -> None:
     console, out = plain_console()
     prompter = TerminalPrompter(TerminalAsker(console, Typist("y\n")))
-    question = ApprovalQuestion(tool_name="bash", tool_call_id="c1", kind="command",
-                                title="Run command: npm test", detail='{"command": "npm test"}')
+    question = ApprovalQuestion(
+        tool_name="bash",
+        tool_call_id="c1",
+        kind="command",
+        title="Run command: npm test",
+        detail='{"command": "npm test"}',
+    )
     assert await prompter(question, NEVER) == "allow_once"
     assert out.getvalue() == "Run command: npm test  [y]es / [a]lways / [N]o: "
 
@@ -120,18 +146,26 @@ async def test_the_writer_shows_the_diff_and_writes_only_when_approved(tmp_path:
     target.write_text("a = 1\n")
     writer = TerminalWriter(TerminalAsker(console, Typist("n\n", "a\n")), tmp_path)
     with pytest.raises(ChangeRejectedError) as info:
-        await writer.write_text(target, "a = 2\n", old_text="a = 1\n", tool_name="edit",
-                                tool_call_id="c1", signal=NEVER)
+        await writer.write_text(
+            target, "a = 2\n", old_text="a = 1\n", tool_name="edit", tool_call_id="c1", signal=NEVER
+        )
     assert (info.value.source, info.value.reason) == ("user", "the user rejected this change")
     assert target.read_text() == "a = 1\n"
     shown = out.getvalue()
     assert "-1 a = 1" in shown and "+1 a = 2" in shown and "Change src/app.py?" in shown
-    await writer.write_text(target, "a = 3\n", old_text="a = 1\n", tool_name="edit",
-                            tool_call_id="c2", signal=NEVER)
+    await writer.write_text(
+        target, "a = 3\n", old_text="a = 1\n", tool_name="edit", tool_call_id="c2", signal=NEVER
+    )
     assert target.read_text() == "a = 3\n"
     # "always" holds for the rest of the run: no more questions
-    await writer.write_text(tmp_path / "new.txt", "hi\n", old_text=None, tool_name="write",
-                            tool_call_id="c3", signal=NEVER)
+    await writer.write_text(
+        tmp_path / "new.txt",
+        "hi\n",
+        old_text=None,
+        tool_name="write",
+        tool_call_id="c3",
+        signal=NEVER,
+    )
     assert (tmp_path / "new.txt").read_text() == "hi\n"
     assert out.getvalue().count("[y]es") == 2
 
@@ -143,33 +177,82 @@ def test_json_printer_writes_one_line_per_event_and_the_session_id_at_the_end() 
     printer(RunEndEvent(stop_reason="completed", usage=Usage(input_tokens=3)))
     first, last = [json.loads(line) for line in out.getvalue().splitlines()]
     assert first == {"type": "text_delta", "text": "hé"}
-    assert last == {"type": "run_end", "stop_reason": "completed", "text": "", "error": None,
-                    "usage": {"input_tokens": 3, "output_tokens": 0, "cache_read_tokens": 0},
-                    "session_id": "s-1"}
+    assert last == {
+        "type": "run_end",
+        "stop_reason": "completed",
+        "text": "",
+        "error": None,
+        "usage": {"input_tokens": 3, "output_tokens": 0, "cache_read_tokens": 0},
+        "session_id": "s-1",
+    }
 
 
 def test_sub_agent_calls_are_printed_indented_after_their_task() -> None:
     console, out = plain_console()
     view = TerminalView(console)
-    view(started(tool_call_id="t", tool_name="task",
-                        arguments={"prompt": "look", "description": "survey"}))
+    view(
+        started(
+            tool_call_id="t",
+            tool_name="task",
+            arguments={"prompt": "look", "description": "survey"},
+        )
+    )
     view(started(tool_call_id="r", tool_name="read", arguments={"path": "b.py"}))
     view(ToolRunningEvent(tool_call_id="t", tool_name="task"))
     view(TextDeltaEvent(text="sub-agent musing", parent_tool_call_id="t"))
-    for cid, args in (("t/c1", {"path": "a.py"}), ("t/c2", {"command": "nope"}),
-                      ("t/c3", {"path": "never.py"})):
-        view(started(tool_call_id=cid, tool_name="bash" if cid == "t/c2" else "read",
-                            arguments=args, parent_tool_call_id="t"))
+    for cid, args in (
+        ("t/c1", {"path": "a.py"}),
+        ("t/c2", {"command": "nope"}),
+        ("t/c3", {"path": "never.py"}),
+    ):
+        view(
+            started(
+                tool_call_id=cid,
+                tool_name="bash" if cid == "t/c2" else "read",
+                arguments=args,
+                parent_tool_call_id="t",
+            )
+        )
     view(ToolRunningEvent(tool_call_id="t/c1", tool_name="read", parent_tool_call_id="t"))
-    view(ToolEndEvent(tool_call_id="t/c1", tool_name="read", content=[TextBlock(text="x")],
-                      is_error=False, duration_ms=3, parent_tool_call_id="t"))
-    view(ToolEndEvent(tool_call_id="t/c2", tool_name="bash", is_error=True, duration_ms=40,
-                      content=[TextBlock(text="Error: exit 1")], parent_tool_call_id="t"))
+    view(
+        ToolEndEvent(
+            tool_call_id="t/c1",
+            tool_name="read",
+            content=[TextBlock(text="x")],
+            is_error=False,
+            duration_ms=3,
+            parent_tool_call_id="t",
+        )
+    )
+    view(
+        ToolEndEvent(
+            tool_call_id="t/c2",
+            tool_name="bash",
+            is_error=True,
+            duration_ms=40,
+            content=[TextBlock(text="Error: exit 1")],
+            parent_tool_call_id="t",
+        )
+    )
     assert out.getvalue() == ""  # nothing printed before the task ends
-    view(ToolEndEvent(tool_call_id="t", tool_name="task", content=[TextBlock(text="ok")],
-                      is_error=False, duration_ms=2500))
-    view(ToolEndEvent(tool_call_id="r", tool_name="read", content=[TextBlock(text="y")],
-                      is_error=False, duration_ms=1))
+    view(
+        ToolEndEvent(
+            tool_call_id="t",
+            tool_name="task",
+            content=[TextBlock(text="ok")],
+            is_error=False,
+            duration_ms=2500,
+        )
+    )
+    view(
+        ToolEndEvent(
+            tool_call_id="r",
+            tool_name="read",
+            content=[TextBlock(text="y")],
+            is_error=False,
+            duration_ms=1,
+        )
+    )
     view(RunEndEvent(stop_reason="completed", usage=Usage()))
     assert out.getvalue() == (
         "✓ task: survey  2.5 s\n"
@@ -190,12 +273,32 @@ def test_the_live_region_shows_sub_agent_calls_indented_under_their_task() -> No
         view(started(tool_call_id="r", tool_name="ls", arguments={}))
         view(ToolRunningEvent(tool_call_id="t", tool_name="task"))
         view(TextDeltaEvent(text="sub-agent musing", parent_tool_call_id="t"))
-        view(started(tool_call_id="t/c1", tool_name="grep", arguments={"pattern": "TODO"},
-                            parent_tool_call_id="t"))
-        view(started(tool_call_id="t/c2", tool_name="find", arguments={"pattern": "*.py"},
-                            parent_tool_call_id="t"))
-        view(ToolEndEvent(tool_call_id="t/c1", tool_name="grep", content=[TextBlock(text="x")],
-                          is_error=False, duration_ms=7, parent_tool_call_id="t"))
+        view(
+            started(
+                tool_call_id="t/c1",
+                tool_name="grep",
+                arguments={"pattern": "TODO"},
+                parent_tool_call_id="t",
+            )
+        )
+        view(
+            started(
+                tool_call_id="t/c2",
+                tool_name="find",
+                arguments={"pattern": "*.py"},
+                parent_tool_call_id="t",
+            )
+        )
+        view(
+            ToolEndEvent(
+                tool_call_id="t/c1",
+                tool_name="grep",
+                content=[TextBlock(text="x")],
+                is_error=False,
+                duration_ms=7,
+                parent_tool_call_id="t",
+            )
+        )
         region = Console(file=io.StringIO(), width=80, color_system=None)
         with region.capture() as cap:
             region.print(view)
@@ -217,8 +320,12 @@ def test_json_lines_of_sub_agent_calls_carry_their_task() -> None:
     printer(ToolRunningEvent(tool_call_id="t", tool_name="task"))
     printer(TextDeltaEvent(text="hm", parent_tool_call_id="t"))
     assert [json.loads(line) for line in out.getvalue().splitlines()] == [
-        {"type": "tool_running", "tool_call_id": "t/c1", "tool_name": "read",
-         "parent_tool_call_id": "t"},
+        {
+            "type": "tool_running",
+            "tool_call_id": "t/c1",
+            "tool_name": "read",
+            "parent_tool_call_id": "t",
+        },
         {"type": "tool_running", "tool_call_id": "t", "tool_name": "task"},
         {"type": "text_delta", "text": "hm", "parent_tool_call_id": "t"},
     ]

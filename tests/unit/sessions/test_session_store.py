@@ -36,8 +36,10 @@ def store(tmp_path: Path) -> SessionStore:
 def tool_turn() -> AssistantMessage:
     return AssistantMessage(
         text="Checking.",
-        tool_calls=[ToolCall(id="c1", name="bash", arguments='{"command": "sleep 30"}'),
-                    ToolCall(id="c2", name="read", arguments='{"path": "a"}')],
+        tool_calls=[
+            ToolCall(id="c1", name="bash", arguments='{"command": "sleep 30"}'),
+            ToolCall(id="c2", name="read", arguments='{"path": "a"}'),
+        ],
         stop_reason="tool_use",
     )
 
@@ -45,13 +47,23 @@ def tool_turn() -> AssistantMessage:
 def test_messages_round_trip_through_the_file(store: SessionStore, tmp_path: Path) -> None:
     session = store.create("s-1", cwd=tmp_path)
     history = [
-        UserMessage(content=[TextBlock(text="look"),
-                             ImageBlock(data="AAAA", mime_type="image/png")]),
+        UserMessage(
+            content=[TextBlock(text="look"), ImageBlock(data="AAAA", mime_type="image/png")]
+        ),
         tool_turn(),
-        ToolResultMessage(results=[
-            ToolResultEntry(tool_call_id="c1", tool_name="bash", content=[TextBlock(text="ok")]),
-            ToolResultEntry(tool_call_id="c2", tool_name="read", content=[TextBlock(text="x")],
-                            is_error=True)]),
+        ToolResultMessage(
+            results=[
+                ToolResultEntry(
+                    tool_call_id="c1", tool_name="bash", content=[TextBlock(text="ok")]
+                ),
+                ToolResultEntry(
+                    tool_call_id="c2",
+                    tool_name="read",
+                    content=[TextBlock(text="x")],
+                    is_error=True,
+                ),
+            ]
+        ),
         AssistantMessage(text="Done."),
     ]
     for m in history:
@@ -63,7 +75,10 @@ def test_messages_round_trip_through_the_file(store: SessionStore, tmp_path: Pat
     lines = (tmp_path / "sessions" / "s-1.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["type"] == "session"
     assert json.loads(lines[1])["message"]["content"][1] == {
-        "type": "image", "data": "AAAA", "mimeType": "image/png"}
+        "type": "image",
+        "data": "AAAA",
+        "mimeType": "image/png",
+    }
     reopened = store.open("s-1")
     assert reopened.messages == history and reopened.cwd == str(tmp_path)
 
@@ -75,14 +90,25 @@ def test_dangling_tool_calls_get_a_synthesized_result_that_is_persisted(
     session.append(user_text("run it"))
     session.append(tool_turn())  # killed while the tools ran
     repaired = store.open("s-1")
-    assert repaired.messages[-1] == ToolResultMessage(results=[
-        ToolResultEntry(tool_call_id="c1", tool_name="bash",
-                        content=[TextBlock(text=INTERRUPTED)], is_error=True),
-        ToolResultEntry(tool_call_id="c2", tool_name="read",
-                        content=[TextBlock(text=INTERRUPTED)], is_error=True),
-    ])
+    assert repaired.messages[-1] == ToolResultMessage(
+        results=[
+            ToolResultEntry(
+                tool_call_id="c1",
+                tool_name="bash",
+                content=[TextBlock(text=INTERRUPTED)],
+                is_error=True,
+            ),
+            ToolResultEntry(
+                tool_call_id="c2",
+                tool_name="read",
+                content=[TextBlock(text=INTERRUPTED)],
+                is_error=True,
+            ),
+        ]
+    )
     assert INTERRUPTED == (
-        "(interrupted: the previous run ended before this tool returned a result)")
+        "(interrupted: the previous run ended before this tool returned a result)"
+    )
     again = store.open("s-1")  # the repair is on disk: no second synthesized message
     assert again.messages == repaired.messages and len(again.messages) == 3
 
@@ -161,16 +187,24 @@ def test_a_compaction_is_recorded_and_replayed(store: SessionStore) -> None:
     session = store.create("long")
     for n in range(3):
         session.append(user_text(f"question {n}"))
-        session.append(AssistantMessage(text=f"answer {n}",
-                                        usage=Usage(input_tokens=10, output_tokens=2)))
-    session.record_compaction(Compaction(summary="asked three things", kept=2,
-                                         reason="threshold", tokens_before=900,
-                                         tokens_after=100, usage=Usage(input_tokens=50,
-                                                                       output_tokens=7)))
+        session.append(
+            AssistantMessage(text=f"answer {n}", usage=Usage(input_tokens=10, output_tokens=2))
+        )
+    session.record_compaction(
+        Compaction(
+            summary="asked three things",
+            kept=2,
+            reason="threshold",
+            tokens_before=900,
+            tokens_after=100,
+            usage=Usage(input_tokens=50, output_tokens=7),
+        )
+    )
     session.append(user_text("question 3"))
     loaded = store.open("long")
     assert [m.model_dump(exclude={"usage"}) for m in loaded.messages] == [
-        m.model_dump(exclude={"usage"}) for m in session.messages]
+        m.model_dump(exclude={"usage"}) for m in session.messages
+    ]
     assert loaded.messages[0] == user_text(f"{SUMMARY_HEADER}\n\nasked three things")
     assert [m.content[0].text for m in loaded.messages[1:2]] == ["question 2"]  # type: ignore[union-attr]
     assert loaded.title == "question 0"

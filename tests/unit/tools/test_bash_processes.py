@@ -28,7 +28,6 @@ def _no_leftovers() -> Iterator[None]:
     _process.kill_all_tracked()
 
 
-
 def parent_of(pid: int) -> int:
     stat = Path(f"/proc/{pid}/stat").read_text()
     return int(stat[stat.rindex(")") + 2 :].split()[1])

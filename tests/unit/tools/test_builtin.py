@@ -93,6 +93,12 @@ def test_each_tool_titles_and_kinds_its_calls() -> None:
     assert title("edit", {"path": "/elsewhere/x"}) == "edit /elsewhere/x"
     assert title("task", {"prompt": "x" * 100}) == "task: " + "x" * 59 + "…"
     assert {t.name: t.kind for t in tools} == {
-        "read": "read", "bash": "execute", "edit": "edit", "write": "edit", "grep": "search",
-        "find": "search", "ls": "read", "task": "think",
+        "read": "read",
+        "bash": "execute",
+        "edit": "edit",
+        "write": "edit",
+        "grep": "search",
+        "find": "search",
+        "ls": "read",
+        "task": "think",
     }

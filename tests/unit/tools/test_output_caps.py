@@ -34,7 +34,7 @@ async def test_binary_output_preview_respects_the_byte_cap_after_decoding(
     tmp_path: Path, payload: str, lines: int
 ) -> None:
     tool = BashTool(log_dir=str(tmp_path))
-    command = f"{sys.executable} -c \"import sys; {payload}\""
+    command = f'{sys.executable} -c "import sys; {payload}"'
     r = await tool.execute(BashParams(command=command), NEVER, ToolContext("c", tmp_path))
     assert not r.is_error
     text, note = _stdout_section(r.output)

@@ -76,15 +76,16 @@ async def test_read_nfc_name_of_an_nfd_file_and_a_curly_apostrophe(tree: Path) -
     assert r.output.endswith("in decomposed Unicode (NFD).]\ncrème")
     r = await call(ReadTool(), tree, path="Bob's notes.txt")
     assert r.output == (
-        "[Note: \"Bob's notes.txt\" does not exist; used \"Bob\\u2019s notes.txt\", the same "
+        '[Note: "Bob\'s notes.txt" does not exist; used "Bob\\u2019s notes.txt", the same '
         "name with the other kind of quotes.]\ncurly"
     )
 
 
 async def test_edit_changes_the_file_that_exists(tree: Path) -> None:
     before = sorted(os.listdir(tree))
-    r = await call(EditTool(), tree, path="café.txt",
-                   edits=[{"oldText": "crème", "newText": "brûlée"}])
+    r = await call(
+        EditTool(), tree, path="café.txt", edits=[{"oldText": "crème", "newText": "brûlée"}]
+    )
     assert not r.is_error, r.output
     assert r.output.endswith("]\nEdited café.txt: 1 edit applied.")
     assert (tree / CAFE_NFD).read_text() == "brûlée\n"
@@ -148,9 +149,7 @@ async def test_the_exact_path_wins_and_nothing_matching_stays_not_found(tmp_path
     (tmp_path / f"a{NNBSP}b.txt").write_text("narrow\n")
     assert (await call(ReadTool(), tmp_path, path="a b.txt")).output == "plain"
     r = await call(ReadTool(), tmp_path, path="@nothing.txt")
-    assert (r.output, r.is_error) == (
-        "Error reading @nothing.txt: No such file or directory", True
-    )
+    assert (r.output, r.is_error) == ("Error reading @nothing.txt: No such file or directory", True)
 
 
 def test_access_names_the_file_that_is_used(tree: Path) -> None:

@@ -45,7 +45,6 @@ sys.stdin.read()
 """
 
 
-
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "stdin EOF"])
 def test_exit_cleanup_kills_every_process_of_a_running_call(tmp_path: Path, how: str) -> None:
     driver = subprocess.Popen(
@@ -125,8 +124,10 @@ def test_sigterm_during_spawn_leaves_no_process(tmp_path: Path) -> None:
         for _ in range(25):
             hunter = subprocess.Popen(
                 [sys.executable, "-c", HUNTER, marker],
-                cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                cwd=tmp_path,
+                env={**os.environ, "PYTHONPATH": str(REPO)},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
             )
             assert hunter.stdout is not None
             assert hunter.stdout.readline() == b"READY\n"

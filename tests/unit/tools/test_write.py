@@ -31,7 +31,9 @@ async def test_create_with_parent_directories(tmp_path: Path) -> None:
     target = tmp_path / "sub/dir/new.txt"
     assert target.read_text() == "héllo\nworld\n"
     assert r.display == DiffDisplay(
-        target, "", "héllo\nworld\n",
+        target,
+        "",
+        "héllo\nworld\n",
         f"--- {target}\n+++ {target}\n@@ -1,0 +1,2 @@\n+1 héllo\n+2 world",
     )
 
