@@ -4,9 +4,12 @@ Line 1 is a header (`{"type": "session", …}`); every other line is one history
 entered history, or a compaction (`{"type": "compaction", "summary", "kept", …}`: from here on
 the conversation continues from the summary plus the last `kept` messages). The file keeps the
 full history; `Session.messages` is the conversation as it continues (compactions replayed).
-Each record is one line written at once, so a process killed mid-compaction leaves the file as
-it was before it. Loading repairs what a killed process leaves behind (a torn last line, tool
-calls without results) so the next model request is valid. Knows nothing about the loop.
+Checkpoint records (`turn`, `rewind`, `checkpoint`: see `checkpoints.timeline`) number the
+turns and rewinds; a rewind of the conversation makes `messages` continue from the view
+just before the entry it went back to. Each record is one line written at once, so a process
+killed mid-compaction leaves the file as it was before it. Loading repairs what a killed
+process leaves behind (a torn last line, tool calls without results) so the next model
+request is valid. Knows nothing about the loop.
 
 A store that cannot be written (read-only, disk full) never loses history silently: lines not
 yet written wait in memory and go out with the next write that succeeds (a failed write is
@@ -30,6 +33,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from ink_ls.agent.compaction import Compaction, compacted_view, describe
+from ink_ls.checkpoints import forget_session
+from ink_ls.checkpoints.timeline import RECORD_TYPES, Timeline
 from ink_ls.core.config import state_dir
 from ink_ls.core.messages import (
     AssistantMessage,
@@ -167,6 +172,17 @@ class Session:
         self.save_error = save_error
         """Why the last save failed (history waits in memory), or None when all is saved."""
         self.on_save: SaveListener | None = None
+        self.timeline = Timeline()
+        """The checkpoint entries (turns and rewinds) recorded so far."""
+        self.views: dict[int, list[Message]] = {}
+        """The conversation just before each entry (what a rewind to it continues from)."""
+
+    def record(self, record: dict[str, Any]) -> None:
+        """Write a checkpoint record (see `checkpoints.timeline`) and take it into account:
+        a rewind of the conversation makes `messages` continue from before its target."""
+        self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.messages[:] = replay_entry(self.timeline, self.views, self.messages, record)
+        self.save()
 
     def append(self, message: Message) -> None:
         """Add `message` and write it as one JSONL line (with any lines still waiting)."""
@@ -313,6 +329,8 @@ class SessionStore:
         title = ""
         totals = Usage()
         compactions = 0
+        timeline = Timeline()
+        views: dict[int, list[Message]] = {}
         for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
             if not line.strip():
                 continue
@@ -328,6 +346,8 @@ class SessionStore:
                         totals = totals.add(message.usage)
                     elif not title and isinstance(message, UserMessage):
                         title = title_of(text_of(message.content))
+                elif kind in RECORD_TYPES:
+                    messages = replay_entry(timeline, views, messages, record)
                 elif kind == "compaction":
                     kept = int(record["kept"])
                     if not isinstance(record["summary"], str) or not 0 <= kept <= len(messages):
@@ -351,6 +371,7 @@ class SessionStore:
             totals=totals,
             compactions=compactions,
         )
+        session.timeline, session.views = timeline, views
         _close_dangling_calls(session)
         return session
 
@@ -376,11 +397,36 @@ class SessionStore:
         return sorted(infos, key=lambda i: (i.updated_at, i.id), reverse=True)
 
     def delete(self, session_id: str) -> None:
-        """Delete a stored session. `SessionNotFoundError` when there is no such session."""
+        """Delete a stored session and its checkpoints. `SessionNotFoundError` when there is
+        no such session."""
+        path = self._path(session_id)
         try:
-            self._path(session_id).unlink()
+            cwd = _info(path).cwd
+        except (OSError, ValueError):
+            cwd = None
+        try:
+            path.unlink()
         except FileNotFoundError:
             raise SessionNotFoundError(f'no session "{session_id}" in {self.root}') from None
+        if cwd:
+            forget_session(Path(cwd), session_id, state=self.root.parent)
+
+
+def replay_entry(
+    timeline: Timeline,
+    views: dict[int, list[Message]],
+    messages: list[Message],
+    record: dict[str, Any],
+) -> list[Message]:
+    """Take a checkpoint record into account; returns the conversation that continues (the
+    view before the target entry after a rewind of the conversation, else `messages`)."""
+    entry = timeline.apply(record)
+    if record["type"] in ("turn", "rewind"):
+        views[entry.number] = list(messages)
+    if entry.kind == "rewind" and record["type"] == "rewind" and entry.target is not None:
+        if entry.restore in ("conversation", "both"):
+            return list(views[entry.target])
+    return messages
 
 
 def _close_dangling_calls(session: Session) -> None:

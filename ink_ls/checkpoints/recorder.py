@@ -1,0 +1,252 @@
+"""One turn's checkpoint: the entry is numbered when the prompt starts, the workspace is
+recorded just before the turn's first call that may change files (edit, write, a command,
+any tool that is not read-only) and again when the turn ends.
+
+A turn that calls nothing that may change files takes no snapshot at all; one whose snapshots
+are equal records "no changes". Front ends use it through `begin_turn` and `guard` (their
+gate, wrapped) and `finish`; it never blocks the event loop (git runs in a thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from ink_ls.agent.gate import Gate, GateBlock, GateRequest, passes_unasked
+from ink_ls.checkpoints import session_prefix
+from ink_ls.checkpoints.settings import CheckpointSettings
+from ink_ls.checkpoints.shadow import ShadowError, ShadowRepo, Snapshot, store_for
+from ink_ls.checkpoints.timeline import (
+    Entry,
+    FileStat,
+    Timeline,
+    after_record,
+    before_record,
+    turn_record,
+)
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import AnyTool
+
+log = logging.getLogger(__name__)
+
+PRUNE_EVERY = 3600.0
+"""Seconds between two prunings of one workspace's store."""
+
+
+class Journal(Protocol):
+    """Where a session keeps its checkpoint records (`sessions.store.Session`)."""
+
+    id: str
+    timeline: Timeline
+
+    def record(self, record: dict[str, Any]) -> None: ...
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def may_change_files(tool: AnyTool) -> bool:
+    """Whether a call of `tool` may change the workspace (anything not read-only)."""
+    return not tool.concurrency_safe or tool.kind in ("edit", "execute")
+
+
+def open_repo(workspace: Path, state: Path, settings: CheckpointSettings) -> ShadowRepo:
+    """The shadow store of `workspace` under the state directory `state`."""
+    return ShadowRepo(
+        workspace, store_for(workspace, state), max_file_bytes=settings.max_file_bytes
+    )
+
+
+def entry_files(
+    repo: ShadowRepo, before: Snapshot, after: Snapshot
+) -> tuple[list[FileStat], dict[str, str]]:
+    """What changed from `before` to `after`: restorable files, and the ones left out."""
+    left_out = repo.skipped_changes(before.skipped, after.skipped)
+    out = set(repo.skipped(before.skipped)) | set(repo.skipped(after.skipped))
+    files = [
+        FileStat(c.path, c.status, c.added, c.removed)
+        for c in repo.changes(before.tree, after.tree)
+        if c.path not in out
+    ]
+    return files, left_out
+
+
+def close_open_entries(
+    journal: Journal, repo: ShadowRepo, snapshot: Snapshot
+) -> list[dict[str, Any]]:
+    """The records that end the entries a killed process left open, with `snapshot` (the
+    next state known) as their end, so their files can be rewound. Blocking; the caller
+    writes the records (on the event loop)."""
+    records = []
+    for entry in journal.timeline.ordered():
+        if not entry.finished and entry.before is not None:
+            before = Snapshot(entry.before, entry.before_skipped)
+            files, left_out = entry_files(repo, before, snapshot)
+            records.append(
+                after_record(
+                    entry.number,
+                    snapshot.tree,
+                    snapshot.skipped,
+                    files=files,
+                    not_restorable=left_out,
+                )
+            )
+            keep(repo, journal, entry.number, "after", snapshot.tree)
+    return records
+
+
+def keep(repo: ShadowRepo, journal: Journal, number: int, stage: str, tree: str) -> None:
+    repo.keep(
+        f"{session_prefix(journal.id)}{number}/{stage}", tree, message=f"{journal.id} {number}"
+    )
+
+
+class TurnCheckpoint:
+    """The checkpoint of one running turn (entry `number` of `journal`)."""
+
+    def __init__(
+        self, journal: Journal, repo: ShadowRepo | None, number: int, settings: CheckpointSettings
+    ) -> None:
+        self.journal = journal
+        self.repo = repo
+        self.number = number
+        self.settings = settings
+        self._before: Snapshot | None = None
+        self._taking: asyncio.Task[None] | None = None
+        self.error: str | None = None
+        """Why the store could not record this turn (the turn itself goes on)."""
+
+    @property
+    def entry(self) -> Entry | None:
+        return self.journal.timeline.get(self.number)
+
+    async def before_change(self) -> None:
+        """Record the workspace once, before the turn's first change (concurrent callers
+        wait for the same snapshot; a cancelled caller does not stop it)."""
+        if self.repo is None or self._before is not None:
+            return
+        if self._taking is None:
+            self._taking = asyncio.ensure_future(self._record_before())
+        await asyncio.shield(self._taking)
+
+    async def _record_before(self) -> None:
+        taken = await asyncio.to_thread(self._take_before)
+        if taken is not None:
+            snapshot, records = taken
+            for record in records:
+                self.journal.record(record)
+            self.journal.record(before_record(self.number, snapshot.tree, snapshot.skipped))
+            self._before = snapshot
+
+    def _take_before(self) -> tuple[Snapshot, list[dict[str, Any]]] | None:
+        assert self.repo is not None
+        try:
+            snapshot = self.repo.snapshot()
+            records = close_open_entries(self.journal, self.repo, snapshot)
+            keep(self.repo, self.journal, self.number, "before", snapshot.tree)
+        except ShadowError as exc:
+            self.error = str(exc)
+            log.warning("checkpoint of turn %d not taken: %s", self.number, exc)
+            return None
+        return snapshot, records
+
+    def guard(self, gate: Gate) -> Gate:
+        """`gate`, recording the workspace before the first call it lets through that may
+        change files."""
+        return _CheckpointGate(gate, self)
+
+    async def finish(self) -> Entry | None:
+        """Record the end of the turn (when it took a snapshot); returns its entry."""
+        if self._taking is not None:
+            await asyncio.shield(self._taking)
+        if self.repo is not None and self._before is not None:
+            record = await asyncio.to_thread(self._take_after, self._before)
+            if record is not None:
+                self.journal.record(record)
+        return self.entry
+
+    def _take_after(self, before: Snapshot) -> dict[str, Any] | None:
+        assert self.repo is not None
+        try:
+            after = self.repo.snapshot()
+            files, left_out = entry_files(self.repo, before, after)
+            keep(self.repo, self.journal, self.number, "after", after.tree)
+        except ShadowError as exc:
+            self.error = str(exc)
+            log.warning("end of the checkpoint of turn %d not taken: %s", self.number, exc)
+            return None
+        try:
+            prune(self.repo, self.settings)
+        except (ShadowError, OSError) as exc:
+            log.warning("pruning checkpoints failed: %s", exc)
+        return after_record(
+            self.number, after.tree, after.skipped, files=files, not_restorable=left_out
+        )
+
+
+class _CheckpointGate:
+    def __init__(self, inner: Gate, turn: TurnCheckpoint) -> None:
+        self._inner = inner
+        self._turn = turn
+
+    async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        block = await self._inner(request, signal)
+        if block is None and may_change_files(request.tool):
+            await self._turn.before_change()
+        return block
+
+    def would_pass(self, request: GateRequest) -> bool:
+        return passes_unasked(self._inner, request)
+
+
+def begin_turn(
+    journal: Journal | None,
+    workspace: Path,
+    prompt: str,
+    *,
+    state: Path | None,
+    settings: CheckpointSettings | None = None,
+) -> TurnCheckpoint | None:
+    """Number a new turn of `journal` (recorded at once) and prepare its checkpoint; None
+    without a journal (a session that is not stored). `state` is the state directory
+    (None: no file checkpoints, the turn is still numbered)."""
+    if journal is None:
+        return None
+    settings = settings or CheckpointSettings.from_env()
+    repo = None
+    if settings.enabled and state is not None:
+        try:
+            repo = open_repo(workspace, state, settings)
+        except ShadowError as exc:
+            log.warning("checkpoints are off: %s", exc)
+    number = journal.timeline.last + 1
+    journal.record(turn_record(number, now(), prompt))
+    return TurnCheckpoint(journal, repo, number, settings)
+
+
+def prune(repo: ShadowRepo, settings: CheckpointSettings, *, force: bool = False) -> list[str]:
+    """Drop checkpoints older than the age limit, then the oldest while the store is larger
+    than its limit; at most once an hour per store unless `force`. Returns the dropped refs."""
+    stamp = repo.root / "pruned"
+    if not force and stamp.exists() and time.time() - stamp.stat().st_mtime < PRUNE_EVERY:
+        return []
+    stamp.touch()
+    refs = repo.refs()
+    limit = time.time() - settings.max_age_days * 86400
+    old = [ref for ref, when in refs if when < limit]
+    repo.drop(old)
+    dropped = list(old)
+    refs = [r for r in refs if r[0] not in set(old)]
+    cap = settings.max_store_mb * 1024 * 1024
+    while refs and repo.disk_bytes() > cap:
+        cut = max(1, len(refs) // 10)
+        batch = [ref for ref, _ in refs[:cut]]
+        repo.drop(batch)
+        dropped += batch
+        refs = refs[cut:]
+    return dropped
