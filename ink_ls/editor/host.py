@@ -18,10 +18,12 @@ from ink_ls.agent.events import StopReason
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.checkpoints.recorder import begin_turn
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import FileWriter, ToolRegistry, ToolSource
 from ink_ls.editor.client import ClientFeatures, EditorClient
+from ink_ls.editor import rewinding
 from ink_ls.editor.compacting import compact_session
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.diagnostics import EditorDiagnostics
@@ -41,6 +43,7 @@ from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
     McpStatusResult,
+    SessionCheckpointsResult,
     SessionCloseParams,
     SessionCompactParams,
     SessionCompactResult,
@@ -48,6 +51,8 @@ from ink_ls.protocol.models import (
     SessionLoadResult,
     SessionPromptParams,
     SessionPromptResult,
+    SessionRewindParams,
+    SessionRewindResult,
     ToolInfo,
     ToolsResult,
     WarningUpdate,
@@ -344,10 +349,17 @@ class Host:
             hub = await self.mcp.start(settings, confirm)
             model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
+            stored = session.stored
+            checkpoint = begin_turn(
+                stored, self.cwd, params.prompt, state=stored.state_dir if stored else None
+            )
             try:
-                agent = await self.agent(session, reporter, gate, writer, model, sources=[hub])
+                guarded = checkpoint.guard(gate) if checkpoint is not None else gate
+                agent = await self.agent(session, reporter, guarded, writer, model, sources=[hub])
                 result = await agent.run(prompt, turn.controller.signal)
             finally:
+                if checkpoint is not None:
+                    await checkpoint.finish()
                 await factory.release_model(settings.model, current=self.settings.model)
             stop = WIRE_STOPS[result.stop_reason]
             text, error = result.text, result.error
@@ -368,6 +380,16 @@ class Host:
             text=text,
             error=error,
         )
+
+    # ---- checkpoints ------------------------------------------------------------------------------
+
+    def checkpoints(self, session_id: str) -> SessionCheckpointsResult:
+        """`ink/session/checkpoints` (see `editor.rewinding`)."""
+        return rewinding.checkpoints(self, session_id)
+
+    async def rewind(self, params: SessionRewindParams) -> SessionRewindResult:
+        """`ink/session/rewind` (see `editor.rewinding`)."""
+        return await rewinding.rewind_session(self, params)
 
     # ---- compact --------------------------------------------------------------------------------
 

@@ -118,7 +118,8 @@ class SessionBook:
             stored=stored,
             usage=stored.totals,
         )
-        session.turns = sum(1 for m in stored.messages if m.role == "user")
+        # turn ids follow the checkpoint numbers (`t<N>`) once the session has entries
+        session.turns = stored.timeline.last or sum(1 for m in stored.messages if m.role == "user")
         self.live[session_id] = session
         return session
 

@@ -77,6 +77,12 @@ def whole_document_edit(
     return to_json(lsp.WorkspaceEdit(document_changes=changes, change_annotations=annotations))
 
 
+def delete_file_edit(uri: str) -> dict[str, Any]:
+    """A `WorkspaceEdit` deleting one file (`DeleteFile`; no error when it is gone)."""
+    op = lsp.DeleteFile(uri=uri, options=lsp.DeleteFileOptions(ignore_if_not_exists=True))
+    return to_json(lsp.WorkspaceEdit(document_changes=[op]))
+
+
 def apply_edit_params(label: str, edit: dict[str, Any]) -> dict[str, Any]:
     """`workspace/applyEdit` params (the edit already built by `whole_document_edit`)."""
     return {"label": label, "edit": edit}

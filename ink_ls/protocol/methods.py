@@ -14,6 +14,8 @@ SESSION_LIST = "ink/session/list"
 SESSION_CLOSE = "ink/session/close"
 SESSION_COMPACT = "ink/session/compact"
 SESSION_LOAD = "ink/session/load"
+SESSION_CHECKPOINTS = "ink/session/checkpoints"
+SESSION_REWIND = "ink/session/rewind"
 TOOLS = "ink/tools"
 MCP_STATUS = "ink/mcp/status"
 

@@ -22,6 +22,7 @@ from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.checkpoints.recorder import begin_turn
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskWriter, FileWriter
@@ -144,6 +145,11 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         TerminalWriter(asker, setup.cwd) if setup.approval == "ask" else DiskWriter()
     )
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
+    checkpoint = None
+    if setup.prompt.strip():
+        checkpoint = begin_turn(
+            setup.session, setup.cwd, setup.prompt, state=setup.session.state_dir
+        )
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
     window = await factory.window(setup.settings)
@@ -160,7 +166,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         settings=setup.settings,
         cwd=setup.cwd,
         front=FrontEnd(
-            gate=gate,
+            gate=checkpoint.guard(gate) if checkpoint is not None else gate,
             writer=writer,
             on_event=meter,
             on_message=setup.session.append,
@@ -217,6 +223,8 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         return EXIT_INTERRUPTED
     finally:
         loop.remove_signal_handler(signals.SIGINT)
+        if checkpoint is not None:
+            await checkpoint.finish()
         if view is not None:
             view.close()
         await factory.close_models()

@@ -260,6 +260,12 @@ class Session:
     def title(self) -> str:
         return self._title
 
+    @property
+    def state_dir(self) -> Path:
+        """The state directory of this session's store (its workspace's checkpoints live
+        there, next to the sessions directory)."""
+        return self.path.parent.parent
+
 
 class SessionStore:
     """The sessions under one directory (default `state_dir()/sessions`)."""
