@@ -70,10 +70,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
     _logging_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from ink_ls.run.args import add_mcp_parser, add_run_parser, add_sessions_parser
+    from ink_ls.run.args import (
+        add_checkpoint_parsers,
+        add_mcp_parser,
+        add_run_parser,
+        add_sessions_parser,
+    )
 
     for add in (add_run_parser, add_sessions_parser, add_mcp_parser):
         _logging_options(add(sub), suppress=True)
+    for each in add_checkpoint_parsers(sub):
+        _logging_options(each, suppress=True)
     return parser
 
 
@@ -111,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command
     if getattr(args, "api_key_env", None):
         hide_env([args.api_key_env])
-    level = args.log_level or ("warning" if command in ("run", "sessions", "mcp") else "info")
+    quiet = ("run", "sessions", "mcp", "checkpoints", "rewind", "diff")
+    level = args.log_level or ("warning" if command in quiet else "info")
     setup_logging(level, args.log_file)
     if command == "run":
         from ink_ls.run.command import run_main
@@ -121,6 +129,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ink_ls.run.mcp import mcp_main
 
         return mcp_main(args)
+    if command in ("checkpoints", "rewind", "diff"):
+        from ink_ls.run import checkpoints
+
+        run = {
+            "checkpoints": checkpoints.checkpoints_main,
+            "rewind": checkpoints.rewind_main,
+            "diff": checkpoints.diff_main,
+        }[command]
+        return run(args)
     if command == "sessions":
         from ink_ls.run.command import sessions_main
 

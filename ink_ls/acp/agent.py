@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError
-from acp.helpers import update_current_mode
+from acp.helpers import (
+    update_agent_message_text,
+    update_available_commands,
+    update_current_mode,
+)
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
@@ -33,6 +37,7 @@ from acp.schema import (
 )
 
 from ink_ls import __version__
+from ink_ls.acp import rewind as rewind_command
 from ink_ls.acp.files import ClientFiles, ClientWriter
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
@@ -42,8 +47,9 @@ from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import AgentEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.checkpoints.recorder import begin_turn
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.messages import Message, UserMessage
+from ink_ls.core.messages import Message, UserMessage, text_of
 from ink_ls.core.signal import CancelController
 from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
@@ -169,6 +175,7 @@ class InkAcpAgent:
         if old is not None and old.hub is not None:
             self._closing.append(old.hub)
         self._sessions[stored.id] = session
+        self.outbox.post(stored.id, update_available_commands([rewind_command.COMMAND]))
         return session
 
     async def _start_mcp(self, session: AcpSession) -> None:
@@ -252,18 +259,33 @@ class InkAcpAgent:
             settings = self._settings()
         except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
+        if rewind_command.is_rewind(text_of(message.content)):
+            answer = await rewind_command.run_rewind(session.stored, text_of(message.content))
+            session.history[:] = session.stored.messages
+            self.outbox.post(session_id, update_agent_message_text(answer))
+            await self.outbox.flush()
+            return PromptResponse(stop_reason="end_turn")
         session.turn = controller = CancelController()
+        stored = session.stored
+        checkpoint = begin_turn(
+            stored, session.cwd, text_of(message.content), state=stored.state_dir
+        )
         try:
+            front = self._front(session)
+            if checkpoint is not None:
+                front = replace(front, gate=checkpoint.guard(front.gate))
             agent = self._factory.build(
                 settings=settings,
                 cwd=session.cwd,
-                front=self._front(session),
+                front=front,
                 history=session.history,
                 extra_tools=[PlanTool()],
                 tool_sources=[session.hub] if session.hub is not None else [],
             )
             result = await agent.run(message, controller.signal)
         finally:
+            if checkpoint is not None:
+                await checkpoint.finish()
             session.turn = None
             await self.outbox.flush()
         if result.stop_reason == "error":

@@ -22,8 +22,8 @@ from ink_ls.checkpoints.recorder import begin_turn
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import FileWriter, ToolRegistry, ToolSource
-from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor import rewinding
+from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.compacting import compact_session
 from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.diagnostics import EditorDiagnostics
@@ -381,7 +381,7 @@ class Host:
             error=error,
         )
 
-    # ---- checkpoints ------------------------------------------------------------------------------
+    # ---- checkpoints -------------------------------------------------------------------------
 
     def checkpoints(self, session_id: str) -> SessionCheckpointsResult:
         """`ink/session/checkpoints` (see `editor.rewinding`)."""
