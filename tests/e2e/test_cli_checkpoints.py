@@ -79,7 +79,10 @@ def fingerprint(root: Path) -> dict[str, tuple[int, str]]:
     for path in sorted(root.rglob("*")):
         if path.is_file() and not path.is_symlink():
             data = path.read_bytes()
-            out[str(path.relative_to(root))] = (path.stat().st_mode, hashlib.sha256(data).hexdigest())
+            out[str(path.relative_to(root))] = (
+                path.stat().st_mode,
+                hashlib.sha256(data).hexdigest(),
+            )
     return out
 
 
@@ -208,14 +211,17 @@ def test_kill_9_mid_rewind_leaves_every_file_whole(
     env: dict[str, str], ws: Path, fake: FakeModelServer, tmp_path: Path
 ) -> None:
     count, size = 300, 128 * 1024
-    make = (
-        "for i in $(seq 1 %d); do head -c %d /dev/zero | tr '\\0' 'n' > big$i.txt; done"
-        % (count, size)
+    make = "for i in $(seq 1 %d); do head -c %d /dev/zero | tr '\\0' 'n' > big$i.txt; done" % (
+        count,
+        size,
     )
     for i in range(1, count + 1):
         (ws / f"big{i}.txt").write_text("o" * size)
     fake.push(tool("bash", {"command": make}), text("rewrote them"))
-    assert ink(env, "run", "--approval", "auto", "--session", SESSION, "rewrite", cwd=ws).returncode == 0
+    assert (
+        ink(env, "run", "--approval", "auto", "--session", SESSION, "rewrite", cwd=ws).returncode
+        == 0
+    )
     session_file = tmp_path / "state" / "sessions" / f"{SESSION}.jsonl"
 
     async def rewind_and_kill() -> None:
