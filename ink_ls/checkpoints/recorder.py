@@ -10,6 +10,7 @@ gate, wrapped) and `finish`; it never blocks the event loop (git runs in a threa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from datetime import UTC, datetime
@@ -117,7 +118,7 @@ class TurnCheckpoint:
         self.number = number
         self.settings = settings
         self._before: Snapshot | None = None
-        self._taking: asyncio.Task[None] | None = None
+        self._taking: asyncio.Future[tuple[Snapshot, list[dict[str, Any]]] | None] | None = None
         self.error: str | None = None
         """Why the store could not record this turn (the turn itself goes on)."""
 
@@ -125,30 +126,43 @@ class TurnCheckpoint:
     def entry(self) -> Entry | None:
         return self.journal.timeline.get(self.number)
 
+    def prefetch(self) -> None:
+        """Start the snapshot now, in a thread, while the model thinks: the turn's first
+        change then waits only for what is left of it. Read-only calls before that change
+        cannot alter the workspace, so the state is the same. Nothing is recorded yet: a
+        turn that changes nothing records no checkpoint."""
+        if self.repo is not None and self._taking is None:
+            self._taking = asyncio.ensure_future(asyncio.to_thread(self._take_before))
+
     async def before_change(self) -> None:
         """Record the workspace once, before the turn's first change (concurrent callers
         wait for the same snapshot; a cancelled caller does not stop it)."""
         if self.repo is None or self._before is not None:
             return
-        if self._taking is None:
-            self._taking = asyncio.ensure_future(self._record_before())
-        await asyncio.shield(self._taking)
-
-    async def _record_before(self) -> None:
-        taken = await asyncio.to_thread(self._take_before)
-        if taken is not None:
-            snapshot, records = taken
-            for record in records:
-                self.journal.record(record)
-            self.journal.record(before_record(self.number, snapshot.tree, snapshot.skipped))
-            self._before = snapshot
+        self.prefetch()
+        assert self._taking is not None
+        taken = await asyncio.shield(self._taking)
+        if taken is None or self._before is not None:
+            return
+        snapshot, records = taken
+        try:
+            await asyncio.to_thread(
+                keep, self.repo, self.journal, self.number, "before", snapshot.tree
+            )
+        except ShadowError as exc:
+            self.error = str(exc)
+            log.warning("checkpoint of turn %d not kept: %s", self.number, exc)
+            return
+        for record in records:
+            self.journal.record(record)
+        self.journal.record(before_record(self.number, snapshot.tree, snapshot.skipped))
+        self._before = snapshot
 
     def _take_before(self) -> tuple[Snapshot, list[dict[str, Any]]] | None:
         assert self.repo is not None
         try:
             snapshot = self.repo.snapshot()
             records = close_open_entries(self.journal, self.repo, snapshot)
-            keep(self.repo, self.journal, self.number, "before", snapshot.tree)
         except ShadowError as exc:
             self.error = str(exc)
             log.warning("checkpoint of turn %d not taken: %s", self.number, exc)
@@ -163,7 +177,7 @@ class TurnCheckpoint:
     async def finish(self) -> Entry | None:
         """Record the end of the turn (when it took a snapshot); returns its entry."""
         if self._taking is not None:
-            await asyncio.shield(self._taking)
+            await asyncio.shield(self._taking)  # a prefetch still running must not race us
         if self.repo is not None and self._before is not None:
             record = await asyncio.to_thread(self._take_after, self._before)
             if record is not None:
@@ -226,7 +240,11 @@ def begin_turn(
             log.warning("checkpoints are off: %s", exc)
     number = journal.timeline.last + 1
     journal.record(turn_record(number, now(), prompt))
-    return TurnCheckpoint(journal, repo, number, settings)
+    turn = TurnCheckpoint(journal, repo, number, settings)
+    with contextlib.suppress(RuntimeError):  # no running loop: the snapshot waits for a change
+        asyncio.get_running_loop()
+        turn.prefetch()
+    return turn
 
 
 def prune(repo: ShadowRepo, settings: CheckpointSettings, *, force: bool = False) -> list[str]:
@@ -236,17 +254,18 @@ def prune(repo: ShadowRepo, settings: CheckpointSettings, *, force: bool = False
     if not force and stamp.exists() and time.time() - stamp.stat().st_mtime < PRUNE_EVERY:
         return []
     stamp.touch()
+    repo.tidy()
     refs = repo.refs()
     limit = time.time() - settings.max_age_days * 86400
     old = [ref for ref, when in refs if when < limit]
-    repo.drop(old)
+    repo.drop(old, expire="now")
     dropped = list(old)
     refs = [r for r in refs if r[0] not in set(old)]
     cap = settings.max_store_mb * 1024 * 1024
     while refs and repo.disk_bytes() > cap:
         cut = max(1, len(refs) // 10)
         batch = [ref for ref, _ in refs[:cut]]
-        repo.drop(batch)
+        repo.drop(batch, expire="now")
         dropped += batch
         refs = refs[cut:]
     return dropped

@@ -27,6 +27,8 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """git's id of the tree with nothing in it (the state of an empty workspace)."""
 BINARY_PROBE = 8000
 """Bytes read to tell a binary file (a NUL among them), as git itself decides."""
+BULK_FILES = 256
+"""More new files than this in one snapshot go straight into a pack."""
 _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
 
 
@@ -115,7 +117,7 @@ class ShadowRepo:
     def run(self, *args: str, data: bytes | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
         """Run git on our repository; `ShadowError` with git's message on failure."""
         env = self._env()
-        if args[0] == "init":  # git refuses a work tree while it creates a bare repository
+        if "init" in args[:1]:  # git refuses a work tree while it creates a bare repository
             del env["GIT_WORK_TREE"], env["GIT_DIR"]
         proc = subprocess.run(
             [self._git, *args],
@@ -188,7 +190,10 @@ class ShadowRepo:
                     skipped[name] = [reason, info.st_size, info.st_mtime_ns]
                     removes.append(name)
             if adds:
-                self.run("update-index", "--add", "--remove", "-z", "--stdin", data=_z(adds))
+                # many new files (the first snapshot of a workspace): stream them into one
+                # pack instead of a loose object each (one file written, not thousands)
+                bulk = ("-c", "core.bigFileThreshold=1") if len(adds) > BULK_FILES else ()
+                self.run(*bulk, "update-index", "--add", "--remove", "-z", "--stdin", data=_z(adds))
             if removes:
                 self.run("update-index", "--force-remove", "-z", "--stdin", data=_z(removes))
             tree = self.run("write-tree").decode().strip()
@@ -313,15 +318,17 @@ class ShadowRepo:
             pairs.append((name, int(when or 0)))
         return sorted(pairs, key=lambda p: (p[1], p[0]))
 
-    def drop(self, refs: list[str]) -> None:
-        """Delete `refs` and the objects nothing else keeps."""
+    def drop(self, refs: list[str], *, expire: str = "1.hour.ago") -> None:
+        """Delete `refs` and the objects nothing else keeps that are older than `expire`
+        (the default spares what a snapshot running elsewhere has just written and not yet
+        kept under a ref; pruning by size says "now")."""
         if not refs:
             return
         with self.locked():
             commands = "".join(f"delete {r}\n" for r in refs).encode()
             self.run("update-ref", "--stdin", data=commands)
             self.run("reflog", "expire", "--expire=now", "--all")
-            self.run("prune", "--expire=now")
+            self.run("prune", f"--expire={expire}")
 
     def has_tree(self, tree: str) -> bool:
         """Whether the tree is still stored (pruning removes old ones)."""
@@ -330,6 +337,15 @@ class ShadowRepo:
         except ShadowError:
             return False
         return True
+
+    def tidy(self) -> None:
+        """Pack loose objects and merge small packs when they pile up (cheap otherwise)."""
+        packs = len(list((self.git_dir / "objects" / "pack").glob("*.pack")))
+        counts = self.run("count-objects", "-v").decode().split()
+        loose = int(counts[counts.index("count:") + 1]) if "count:" in counts else 0
+        if loose > 2000 or packs > 30:
+            with self.locked():
+                self.run("repack", "-a", "-d", "-q")
 
     def disk_bytes(self) -> int:
         """The bytes the store takes on disk."""

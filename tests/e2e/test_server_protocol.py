@@ -152,6 +152,8 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
                 methods.SESSION_CLOSE,
                 methods.SESSION_COMPACT,
                 methods.SESSION_LOAD,
+                methods.SESSION_CHECKPOINTS,
+                methods.SESSION_REWIND,
                 methods.TOOLS,
                 methods.MCP_STATUS,
             ],
