@@ -1,9 +1,8 @@
-"""What a batch runs in (`BatchEnv`), how the seed groups calls (`segments`), and the record
-of one running call (`Slot`). Split from `scheduler` to keep that module to the scheduling."""
+"""What a batch runs in: the tools, the workspace, the gate, the editor's file view and
+writer, where events go, the window and grace limits and the process budget."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from ink_ls.agent._subagent import SubagentRunners
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.gate import Gate, allow_all
-from ink_ls.core.messages import ToolCall
+from ink_ls.core.clock import SYSTEM_CLOCK, Clock
 from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
 
 DEFAULT_WINDOW = 5
@@ -31,47 +30,7 @@ class BatchEnv:
     on_event: EventSink = ignore_events
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     max_parallel: int = DEFAULT_WINDOW
+    clock: Clock = SYSTEM_CLOCK
+    """Times calls and the grace deadline (tests move a `ManualClock` by hand)."""
     budget: ConcurrencyBudget | None = None
     """The process-wide budget; None means only the per-chunk window limits concurrency."""
-    path_aware: bool = False
-    """Calls with declared, disjoint paths overlap even if not safe. The agent always sets it
-    from `AgentOptions.path_aware`, which is True by default; False here keeps a bare
-    `BatchEnv` (as tests build it) on flag-only planning."""
-
-
-def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
-    """Call indices grouped into chunks: runs of safe calls, and each serial call alone.
-
-    A call of an unknown tool never executes, so it does not break a chunk.
-    """
-    out: list[list[int]] = []
-    current: list[int] = []
-    for i, call in enumerate(calls):
-        tool = tools.get(call.name)
-        if tool is None or tool.concurrency_safe:
-            current.append(i)
-            continue
-        if current:
-            out.append(current)
-            current = []
-        out.append([i])
-    if current:
-        out.append(current)
-    return out
-
-
-@dataclass
-class Slot:
-    """A call that really runs: its task, start time, and its process-budget slot."""
-
-    task: asyncio.Task[None]
-    started: float
-    budget: ConcurrencyBudget | None
-    released: bool = False
-
-    def release(self) -> None:
-        """Give the budget slot back, once (an abandoned call may still end later)."""
-        if not self.released:
-            self.released = True
-            if self.budget is not None:
-                self.budget.release()
