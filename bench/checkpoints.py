@@ -80,12 +80,20 @@ async def agent_turn(
     """One turn as the front ends record it: numbered, snapshot before the first change, end."""
     session = store.open(session_id)
     started = time.perf_counter()
-    turn = begin_turn(session, ws, f"turn {n}", state=state, settings=CheckpointSettings())
+    turn = begin_turn(session, ws, f"turn {n}", settings=CheckpointSettings())
     assert turn is not None
     await turn.before_change()
     if changes:
         change(ws, n)
     await turn.finish()
+    return time.perf_counter() - started
+
+
+async def rewind_last(store: SessionStore, session_id: str, ws: Path, state: Path) -> float:
+    """Rewind the session's last turn (files and conversation); returns the seconds."""
+    session = store.open(session_id)
+    started = time.perf_counter()
+    await rewind(session, ws, target=session.timeline.last, restore="both", state=state, force=True)
     return time.perf_counter() - started
 
 
@@ -115,13 +123,7 @@ def main() -> None:
             before = du(shadow)
             busy.append(asyncio.run(agent_turn(store, session.id, ws, state, n, changes=True)))
             busy_disk.append(du(shadow) - before)
-            opened = store.open(session.id)
-            target = opened.timeline.last
-
-            async def back() -> None:
-                await rewind(opened, ws, target=target, restore="both", state=state, force=True)
-
-            rewinds.append(timed(lambda: asyncio.run(back())))
+            rewinds.append(asyncio.run(rewind_last(store, session.id, ws, state)))
             assert not (ws / f"new_{n}.py").exists()
 
         stash_push, stash_pop, stash_disk = [], [], []

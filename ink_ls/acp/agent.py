@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +38,22 @@ from acp.schema import (
 
 from ink_ls import __version__
 from ink_ls.acp import rewind as rewind_command
-from ink_ls.acp.files import ClientFiles, ClientWriter
+from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
 from ink_ls.acp.plan import PlanTool
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.events import AgentEvent
-from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.checkpoints.recorder import begin_turn
+from ink_ls.agent.events import OUTCOMES, AgentEvent
+from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.messages import Message, UserMessage, text_of
+from ink_ls.core.messages import UserMessage, text_of
 from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import DiskFiles
 from ink_ls.mcp.hub import McpHub
+from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
 
 log = logging.getLogger(__name__)
@@ -67,12 +69,6 @@ MODES = [
         description="Reads and searches only; changes and commands are refused",
     ),
 ]
-_STOPS = {
-    "completed": "end_turn",
-    "max_tokens": "max_tokens",
-    "max_iterations": "max_turn_requests",
-    "aborted": "cancelled",
-}
 
 
 @dataclass
@@ -86,8 +82,8 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     """The client's MCP servers, as given (`session/new`, `session/load`)."""
     hub: McpHub | None = None
-    """Those servers with the user's and the workspace's: started with the session."""
-    history: list[Message] = field(default_factory=list)
+    """Those servers with the user's and the workspace's (the turn builder starts them)."""
+    conversation: StoredConversation | None = None
     turn: CancelController | None = None
 
 
@@ -116,6 +112,7 @@ class InkAcpAgent:
         mode: ApprovalMode = "ask",
     ) -> None:
         self._factory = factory
+        self._builder = TurnBuilder(factory)
         self._store = store if store is not None else SessionStore()
         self._settings = settings
         self._mode = mode
@@ -166,7 +163,7 @@ class InkAcpAgent:
             gate=ApprovalGate(self._mode),
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []),
-            history=list(stored.messages),
+            conversation=StoredConversation.of(stored),
             hub=McpHub.for_workspace(
                 cwd, acp_servers(mcp_servers), secret_env=ModelSettings().secret_env_names()
             ),
@@ -178,13 +175,10 @@ class InkAcpAgent:
         self.outbox.post(stored.id, update_available_commands([rewind_command.COMMAND]))
         return session
 
-    async def _start_mcp(self, session: AcpSession) -> None:
-        """Start the session's MCP servers (no question: a workspace `.mcp.json`'s start
-        only in mode `auto`); a server that fails shows in the log, the session goes on."""
+    async def _stop_replaced(self) -> None:
+        """Stop the servers of sessions replaced by `session/load`."""
         while self._closing:
             await self._closing.pop().close()
-        if session.hub is not None:
-            await session.hub.start(mode=self._mode)
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -196,7 +190,8 @@ class InkAcpAgent:
             raise RequestError.internal_error(
                 {"message": f"cannot create a session: {exc}"}
             ) from None
-        await self._start_mcp(self._open(stored, root, mcp_servers))
+        self._open(stored, root, mcp_servers)
+        await self._stop_replaced()
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
     async def load_session(
@@ -215,8 +210,9 @@ class InkAcpAgent:
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session = self._open(stored, root, mcp_servers)
-        await self._start_mcp(session)
-        for update in session.mapper.replay(session.history):
+        await self._stop_replaced()
+        assert session.conversation is not None
+        for update in session.mapper.replay(session.conversation.messages):
             self.outbox.post(session_id, update)
         await self.outbox.flush()
         return LoadSessionResponse(modes=_mode_state(session.gate.mode))
@@ -259,40 +255,34 @@ class InkAcpAgent:
             settings = self._settings()
         except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
-        if rewind_command.is_rewind(text_of(message.content)):
-            answer = await rewind_command.run_rewind(session.stored, text_of(message.content))
-            session.history[:] = session.stored.messages
+        assert session.conversation is not None
+        typed = text_of(message.content)
+        if rewind_command.is_rewind(typed):
+            answer = await rewind_command.run_rewind(session.stored, typed)
+            session.conversation.messages[:] = session.stored.messages  # continue from there
             self.outbox.post(session_id, update_agent_message_text(answer))
             await self.outbox.flush()
             return PromptResponse(stop_reason="end_turn")
         session.turn = controller = CancelController()
-        stored = session.stored
-        checkpoint = begin_turn(
-            stored, session.cwd, text_of(message.content), state=stored.state_dir
-        )
         try:
-            front = self._front(session)
-            if checkpoint is not None:
-                front = replace(front, gate=checkpoint.guard(front.gate))
-            agent = self._factory.build(
+            async with self._builder.turn(
+                self._front(session),
+                session.conversation,
                 settings=settings,
                 cwd=session.cwd,
-                front=front,
-                history=session.history,
-                extra_tools=[PlanTool()],
-                tool_sources=[session.hub] if session.hub is not None else [],
-            )
-            result = await agent.run(message, controller.signal)
+                signal=controller.signal,
+                prompt=typed,
+                checkpoints=session.stored,
+            ) as prepared:
+                result = await prepared.agent.run(message, controller.signal)
         finally:
-            if checkpoint is not None:
-                await checkpoint.finish()
             session.turn = None
             await self.outbox.flush()
         if result.stop_reason == "error":
             raise RequestError.internal_error({"message": result.error or "the turn failed"})
         usage = result.usage
         return PromptResponse(
-            stop_reason=_STOPS[result.stop_reason],
+            stop_reason=OUTCOMES[result.stop_reason],
             usage=Usage(
                 total_tokens=usage.input_tokens + usage.output_tokens,
                 input_tokens=usage.input_tokens,
@@ -313,20 +303,19 @@ class InkAcpAgent:
                 self.outbox.post(sid, update)
 
         return FrontEnd(
+            kind="acp",
             gate=session.gate,
-            writer=ClientWriter(
-                session.gate,
+            changes=ClientChanges(
                 permissions.change,
                 client if fs is not None and fs.write_text_file else None,
                 sid,
             ),
             files=(
-                ClientFiles(client, sid)
-                if fs is not None and fs.read_text_file
-                else FrontEnd().files
+                ClientFiles(client, sid) if fs is not None and fs.read_text_file else DiskFiles()
             ),
             on_event=on_event,
-            on_message=session.stored.append,
+            mcp=session.hub,
+            extra_tools=(PlanTool(),),
         )
 
     async def close(self) -> None:

@@ -2,9 +2,9 @@
 recorded just before the turn's first call that may change files (edit, write, a command,
 any tool that is not read-only) and again when the turn ends.
 
-A turn that calls nothing that may change files takes no snapshot at all; one whose snapshots
-are equal records "no changes". Front ends use it through `begin_turn` and `guard` (their
-gate, wrapped) and `finish`; it never blocks the event loop (git runs in a thread).
+A turn that calls nothing that may change files records no checkpoint; one whose snapshots
+are equal records "no changes". The turn builder uses it (`begin_turn`, `before_change` from
+its gate, `finish`); it never blocks the event loop (git runs in a thread).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from ink_ls.agent.gate import Gate, GateBlock, GateRequest, passes_unasked
 from ink_ls.checkpoints import session_prefix
 from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.checkpoints.shadow import ShadowError, ShadowRepo, Snapshot, store_for
@@ -29,7 +28,6 @@ from ink_ls.checkpoints.timeline import (
     before_record,
     turn_record,
 )
-from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import AnyTool
 
 log = logging.getLogger(__name__)
@@ -43,6 +41,11 @@ class Journal(Protocol):
 
     id: str
     timeline: Timeline
+
+    @property
+    def state_dir(self) -> Path:
+        """The state directory (the workspace's shadow store lives under it)."""
+        ...
 
     def record(self, record: dict[str, Any]) -> None: ...
 
@@ -169,11 +172,6 @@ class TurnCheckpoint:
             return None
         return snapshot, records
 
-    def guard(self, gate: Gate) -> Gate:
-        """`gate`, recording the workspace before the first call it lets through that may
-        change files."""
-        return _CheckpointGate(gate, self)
-
     async def finish(self) -> Entry | None:
         """Record the end of the turn (when it took a snapshot); returns its entry."""
         if self._taking is not None:
@@ -203,37 +201,21 @@ class TurnCheckpoint:
         )
 
 
-class _CheckpointGate:
-    def __init__(self, inner: Gate, turn: TurnCheckpoint) -> None:
-        self._inner = inner
-        self._turn = turn
-
-    async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
-        block = await self._inner(request, signal)
-        if block is None and may_change_files(request.tool):
-            await self._turn.before_change()
-        return block
-
-    def would_pass(self, request: GateRequest) -> bool:
-        return passes_unasked(self._inner, request)
-
-
 def begin_turn(
     journal: Journal | None,
     workspace: Path,
     prompt: str,
     *,
-    state: Path | None,
     settings: CheckpointSettings | None = None,
 ) -> TurnCheckpoint | None:
-    """Number a new turn of `journal` (recorded at once) and prepare its checkpoint; None
-    without a journal (a session that is not stored). `state` is the state directory
-    (None: no file checkpoints, the turn is still numbered)."""
+    """Number a new turn of `journal` (recorded at once) and prepare its checkpoint (its
+    snapshot starts now, in a thread); None without a journal (a session not stored)."""
     if journal is None:
         return None
     settings = settings or CheckpointSettings.from_env()
     repo = None
-    if settings.enabled and state is not None:
+    state = journal.state_dir
+    if settings.enabled:
         try:
             repo = open_repo(workspace, state, settings)
         except ShadowError as exc:

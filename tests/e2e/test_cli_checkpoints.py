@@ -208,12 +208,13 @@ def test_a_conflict_is_named_and_refused_without_a_terminal(
 
 
 def test_kill_9_mid_rewind_leaves_every_file_whole(
-    env: dict[str, str], ws: Path, fake: FakeModelServer, tmp_path: Path
+    env: dict[str, str], fake: FakeModelServer, tmp_path: Path
 ) -> None:
+    ws = tmp_path / "big-ws"
+    ws.mkdir()
     count, size = 300, 128 * 1024
-    make = "for i in $(seq 1 %d); do head -c %d /dev/zero | tr '\\0' 'n' > big$i.txt; done" % (
-        count,
-        size,
+    make = (
+        f"for i in $(seq 1 {count}); do head -c {size} /dev/zero | tr '\\0' 'n' > big$i.txt; done"
     )
     for i in range(1, count + 1):
         (ws / f"big{i}.txt").write_text("o" * size)
