@@ -54,13 +54,16 @@ vim.api.nvim_create_user_command('InkReject', function(cmd)
 end, { nargs = '*', desc = 'Reject the Ink edit under review (optional reason for the model)' })
 
 vim.api.nvim_create_user_command('Ink', function(cmd)
+  if cmd.args == 'rewind' then
+    return ink().rewind()
+  end
   ink().chat(cmd.args ~= '' and cmd.args or nil)
 end, {
   nargs = '?',
   complete = function()
-    return { 'vertical', 'horizontal', 'float' }
+    return { 'vertical', 'horizontal', 'float', 'rewind' }
   end,
-  desc = 'Open the Ink chat (optionally in another layout)',
+  desc = 'Open the Ink chat (optionally in another layout); :Ink rewind to go back to before a turn',
 })
 
 vim.api.nvim_create_user_command('InkSessions', function()

@@ -12,6 +12,8 @@ M.methods = {
   session_close = 'ink/session/close',
   session_compact = 'ink/session/compact',
   session_load = 'ink/session/load',
+  session_checkpoints = 'ink/session/checkpoints',
+  session_rewind = 'ink/session/rewind',
   tools = 'ink/tools',
   mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
@@ -70,6 +72,8 @@ M.errors = {
   session_busy = -32002,
   shutting_down = -32004,
   compaction_failed = -32005,
+  rewind_failed = -32006,
+  rewind_cancelled = -32007,
 }
 
 --- the progress title the server uses for a turn
