@@ -13,6 +13,8 @@ export const SESSION_LIST = 'ink/session/list';
 export const SESSION_CLOSE = 'ink/session/close';
 export const SESSION_LOAD = 'ink/session/load';
 export const SESSION_COMPACT = 'ink/session/compact';
+export const SESSION_CHECKPOINTS = 'ink/session/checkpoints';
+export const SESSION_REWIND = 'ink/session/rewind';
 export const TOOLS = 'ink/tools';
 
 // server → client notifications
@@ -28,6 +30,8 @@ export const InkErrorCode = {
   SessionBusy: -32002,
   ShuttingDown: -32004,
   CompactionFailed: -32005,
+  RewindFailed: -32006,
+  RewindCancelled: -32007,
 } as const;
 
 /** The result of `ink/session/compact`. */

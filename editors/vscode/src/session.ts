@@ -66,7 +66,7 @@ export class InkSession {
   onUpdate(params: SessionUpdateParams): void {
     const known = this.state.sessionId;
     if (this.state.accepts(params)) {
-      this.emit({ t: 'update', update: params.update, at: Date.now() });
+      this.emit({ t: 'update', update: params.update, at: Date.now(), turnId: params.turnId });
       this.transcript.update(params.update);
       if (known !== this.state.sessionId) {
         this.onState();
