@@ -42,14 +42,15 @@ test('the picked turn is rewound and its files open as one review, before ↔ no
   const told: string[] = [];
   const out = await rewindSession(
     {
-      request: async (method, params) => {
+      request: (method, params) => {
         asked.push([method, params]);
-        return method === SESSION_CHECKPOINTS ? { checkpoints: entries } : result;
+        return Promise.resolve(method === SESSION_CHECKPOINTS ? { checkpoints: entries } : result);
       },
-      pick: async (items) => items.find((i) => i.turn === 2),
-      readFile: async (path) => (path === 'a.py' ? "print('two')\n" : 'made\n'),
-      review: async (title, files) => {
+      pick: (items) => Promise.resolve(items.find((i) => i.turn === 2)),
+      readFile: (path) => Promise.resolve(path === 'a.py' ? "print('two')\n" : 'made\n'),
+      review: (title, files) => {
         reviewed = { title, files };
+        return Promise.resolve();
       },
       inform: (m) => told.push(m),
     },
@@ -68,13 +69,14 @@ test('"Rewind to here" gives the turn: no picker', async () => {
   let picked = false;
   await rewindSession(
     {
-      request: async (method) => (method === SESSION_CHECKPOINTS ? { checkpoints: entries } : { checkpoint: { ...entries[2], files: [] }, restored: [], kept: [] }),
-      pick: async () => {
+      request: (method) =>
+        Promise.resolve(method === SESSION_CHECKPOINTS ? { checkpoints: entries } : { checkpoint: { ...entries[2], files: [] }, restored: [], kept: [] }),
+      pick: () => {
         picked = true;
-        return undefined;
+        return Promise.resolve(undefined);
       },
-      readFile: async () => undefined,
-      review: async () => undefined,
+      readFile: () => Promise.resolve(undefined),
+      review: () => Promise.resolve(undefined),
       inform: () => undefined,
     },
     's-1',
