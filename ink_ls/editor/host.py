@@ -39,6 +39,8 @@ from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
     McpStatusResult,
+    SessionChangesParams,
+    SessionChangesResult,
     SessionCheckpointsResult,
     SessionCloseParams,
     SessionCompactParams,
@@ -347,6 +349,10 @@ class Host:
     def checkpoints(self, session_id: str) -> SessionCheckpointsResult:
         """`ink/session/checkpoints` (see `editor.rewinding`)."""
         return rewinding.checkpoints(self, session_id)
+
+    async def changes(self, params: SessionChangesParams) -> SessionChangesResult:
+        """`ink/session/changes` (see `editor.rewinding`)."""
+        return await rewinding.changes(self, params)
 
     async def rewind(self, params: SessionRewindParams) -> SessionRewindResult:
         """`ink/session/rewind` (see `editor.rewinding`)."""

@@ -1,15 +1,19 @@
-"""`ink/session/checkpoints` and `ink/session/rewind` for the editor: open buffers follow a
-rewind through `workspace/applyEdit` before the disk is written, and a buffer with unsaved
-changes the agent did not make is a conflict the user is asked about (never overwritten
-silently). The rewind itself is `checkpoints.rewind`'s, the same for every front end.
+"""`ink/session/checkpoints`, `ink/session/changes` and `ink/session/rewind` for the editor:
+open buffers follow a rewind through `workspace/applyEdit` before the disk is written, and a
+buffer with unsaved changes the agent did not make is a conflict the user is asked about
+(never overwritten silently). The rewind itself is `checkpoints.rewind`'s, the same for every
+front end.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from ink_ls.checkpoints.recorder import open_repo
+from ink_ls.checkpoints.review import turn_changes
 from ink_ls.checkpoints.rewind import (
     Action,
     Decision,
@@ -18,12 +22,17 @@ from ink_ls.checkpoints.rewind import (
     RewindError,
     rewind,
 )
+from ink_ls.checkpoints.settings import CheckpointSettings
+from ink_ls.checkpoints.shadow import ShadowError
 from ink_ls.editor.documents import end_position, path_to_uri
 from ink_ls.protocol import lsp
 from ink_ls.protocol.checkpoints import wire_checkpoint, wire_checkpoints
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import APPLY_EDIT, SHOW_MESSAGE_REQUEST
 from ink_ls.protocol.models import (
+    ChangedFile,
+    SessionChangesParams,
+    SessionChangesResult,
     SessionCheckpointsResult,
     SessionRewindParams,
     SessionRewindResult,
@@ -128,6 +137,40 @@ class _EditorHooks:
                 await self.host.client.request(APPLY_EDIT, params)
             except Exception as exc:  # the disk is written anyway: the buffer reloads from it
                 log.info("the editor did not take the rewind of %s: %s", action.path, exc)
+
+
+async def changes(host: Host, params: SessionChangesParams) -> SessionChangesResult:
+    """`ink/session/changes`: the files an entry (or the session) changed, texts before and
+    after, for the editor's multi-file review."""
+    stored = _stored(host, params.session_id)
+    if params.turn is not None and stored.timeline.get(params.turn) is None:
+        raise InkRequestError(
+            InkErrorCode.REWIND_FAILED,
+            f"there is no entry {params.turn}: the session has entries 1 to {stored.timeline.last}",
+        )
+    repo = open_repo(host.cwd, stored.state_dir, CheckpointSettings.from_env())
+    try:
+        found = await asyncio.to_thread(turn_changes, repo, stored, params.turn)
+    except ShadowError as exc:
+        raise InkRequestError(InkErrorCode.REWIND_FAILED, str(exc)) from None
+    files = []
+    for change in found:
+        try:
+            before = change.before.decode("utf-8") if change.before is not None else None
+            after = change.after.decode("utf-8") if change.after is not None else None
+        except UnicodeDecodeError:
+            files.append(ChangedFile(path=change.path, status=_status(change.status), binary=True))
+            continue
+        files.append(
+            ChangedFile(path=change.path, status=_status(change.status), before=before, after=after)
+        )
+    return SessionChangesResult(files=files)
+
+
+def _status(status: str) -> Literal["added", "modified", "deleted"]:
+    if status == "added":
+        return "added"
+    return "deleted" if status == "deleted" else "modified"
 
 
 async def rewind_session(host: Host, params: SessionRewindParams) -> SessionRewindResult:

@@ -13,6 +13,7 @@ from ink_ls.protocol.models import (
     DiagnosticsChangedParams,
     McpStatusParams,
     SessionCancelParams,
+    SessionChangesParams,
     SessionCheckpointsParams,
     SessionCloseParams,
     SessionCompactParams,
@@ -66,6 +67,12 @@ def register(server: LanguageServer, state: ServerState) -> None:
     async def session_checkpoints(params: Any) -> dict[str, Any]:
         request = validate(SessionCheckpointsParams, params)
         return state.require_host().checkpoints(request.session_id).dump()
+
+    @server.feature(methods.SESSION_CHANGES)
+    @guarded
+    async def session_changes(params: Any) -> dict[str, Any]:
+        request = validate(SessionChangesParams, params)
+        return (await state.require_host().changes(request)).dump()
 
     @server.feature(methods.SESSION_REWIND)
     @guarded

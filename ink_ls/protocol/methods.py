@@ -16,6 +16,7 @@ SESSION_COMPACT = "ink/session/compact"
 SESSION_LOAD = "ink/session/load"
 SESSION_CHECKPOINTS = "ink/session/checkpoints"
 SESSION_REWIND = "ink/session/rewind"
+SESSION_CHANGES = "ink/session/changes"
 TOOLS = "ink/tools"
 MCP_STATUS = "ink/mcp/status"
 
@@ -37,6 +38,7 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_LOAD,
     SESSION_CHECKPOINTS,
     SESSION_REWIND,
+    SESSION_CHANGES,
     TOOLS,
     MCP_STATUS,
 )

@@ -193,6 +193,27 @@ class SessionRewindResult(WireModel):
     """Conflicting files left as the user had them."""
 
 
+class SessionChangesParams(WireModel):
+    session_id: str
+    turn: int | None = Field(default=None, ge=1)
+    """One entry's changes; without it, the whole session's (entries in effect)."""
+
+
+class ChangedFile(WireModel):
+    """A changed file with its text before (null: it did not exist) and after (null: deleted;
+    for the whole session, the disk now). `binary`: not text, no texts given."""
+
+    path: str
+    status: Literal["added", "modified", "deleted"]
+    before: str | None = None
+    after: str | None = None
+    binary: bool | None = None
+
+
+class SessionChangesResult(WireModel):
+    files: list[ChangedFile]
+
+
 class ToolsParams(WireModel):
     pass
 

@@ -75,6 +75,22 @@ async def test_rewind_restores_files_buffers_and_conversation(
         ("run.sh", "modified"),
     ]
 
+    # the review: what turn 2 changed, texts before and after
+    turn2 = await client.ink(methods.SESSION_CHANGES, {"sessionId": session, "turn": 2})
+    assert turn2["files"] == [
+        {"path": "a.py", "status": "modified", "before": A1, "after": A2},
+        {"path": "b.txt", "status": "added", "after": "made\n"},
+        {"path": "c.txt", "status": "deleted", "before": "keep me\n"},
+        {"path": "run.sh", "status": "modified", "before": "echo run\n", "after": "echo run\n"},
+    ]
+    whole = await client.ink(methods.SESSION_CHANGES, {"sessionId": session})
+    assert [(f["path"], f["status"]) for f in whole["files"]] == [
+        ("a.py", "added"),
+        ("b.txt", "added"),
+        ("c.txt", "deleted"),
+        ("run.sh", "modified"),
+    ]
+
     edits_before = len(client.edit_requests)
     result = await client.ink(REWIND, {"sessionId": session, "turn": 2})
     assert result["checkpoint"]["turn"] == 3 and result["checkpoint"]["kind"] == "rewind"

@@ -154,6 +154,7 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
                 methods.SESSION_LOAD,
                 methods.SESSION_CHECKPOINTS,
                 methods.SESSION_REWIND,
+                methods.SESSION_CHANGES,
                 methods.TOOLS,
                 methods.MCP_STATUS,
             ],

@@ -15,7 +15,7 @@ import { InkPanel, VIEW_ID } from './panel';
 import { SessionMemory } from './memory';
 import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
-import { type ReviewFile, rewindSession } from './rewind';
+import { reviewChanges, type ReviewFile, type RewindDeps, rewindSession } from './rewind';
 import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
 import { UsageStatus } from './status';
@@ -184,34 +184,38 @@ export function activate(context: vscode.ExtensionContext): void {
     });
     return vscode.commands.executeCommand('vscode.changes', title, resources);
   };
+  const deps: RewindDeps = {
+    request: async (m, p) => (await getClient()).sendRequest(m, p),
+    pick: (items, title) => vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }),
+    readFile: async (path) => {
+      const root = folder();
+      if (root === undefined) {
+        return undefined;
+      }
+      try {
+        return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, path)));
+      } catch {
+        return undefined;
+      }
+    },
+    review,
+    inform: (m) => vscode.window.showInformationMessage(m),
+  };
   const rewind = async (turn?: number): Promise<void> => {
     try {
-      await rewindSession(
-        {
-          request: async (m, p) => (await getClient()).sendRequest(m, p),
-          pick: (items, title) => vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }),
-          readFile: async (path) => {
-            const root = folder();
-            if (root === undefined) {
-              return undefined;
-            }
-            try {
-              return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, path)));
-            } catch {
-              return undefined;
-            }
-          },
-          review,
-          inform: (m) => vscode.window.showInformationMessage(m),
-        },
-        session.sessionId,
-        turn,
-      );
+      await rewindSession(deps, session.sessionId, turn);
     } catch (err) {
       void vscode.window.showWarningMessage(`Ink: rewind failed: ${describeError(err)}`);
     }
   };
   command('ink.rewind', (turn?: number) => rewind(typeof turn === 'number' ? turn : undefined));
+  command('ink.reviewChanges', async () => {
+    try {
+      await reviewChanges(deps, session.sessionId);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`Ink: review failed: ${describeError(err)}`);
+    }
+  });
   command('ink.mcpServers', async () => showMcpServers(async (m, p) => (await getClient()).sendRequest(m, p), (items, title) => vscode.window.showQuickPick(items, { title, matchOnDetail: true }), (m) => vscode.window.showInformationMessage(m)));
 
   context.subscriptions.push(

@@ -15,6 +15,7 @@ export const SESSION_LOAD = 'ink/session/load';
 export const SESSION_COMPACT = 'ink/session/compact';
 export const SESSION_CHECKPOINTS = 'ink/session/checkpoints';
 export const SESSION_REWIND = 'ink/session/rewind';
+export const SESSION_CHANGES = 'ink/session/changes';
 export const TOOLS = 'ink/tools';
 
 // server → client notifications

@@ -6,7 +6,7 @@
  * `vscode` import, so node:test covers it. Shapes mirror protocol.md.
  */
 
-import { SESSION_CHECKPOINTS, SESSION_REWIND } from './protocol';
+import { SESSION_CHANGES, SESSION_CHECKPOINTS, SESSION_REWIND } from './protocol';
 
 export interface CheckpointFile {
   path: string;
@@ -121,4 +121,39 @@ export async function rewindSession(deps: RewindDeps, sessionId: string | undefi
     await deps.review(`Ink: rewind to before ${target}`, files);
   }
   return result;
+}
+
+/** A file of `ink/session/changes`. */
+export interface ChangedFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  before?: string;
+  after?: string;
+  binary?: boolean;
+}
+
+/** "Ink: Review Changes…": the whole session's changes, or one turn's, as one multi-file
+ * review (before ↔ the file on disk, where hunks can be reverted and saved). */
+export async function reviewChanges(deps: RewindDeps, sessionId: string | undefined): Promise<ChangedFile[] | undefined> {
+  if (sessionId === undefined) {
+    deps.inform('Ink: ask something first: there is no session to review.');
+    return undefined;
+  }
+  const listed = (await deps.request(SESSION_CHECKPOINTS, { sessionId })) as { checkpoints: Checkpoint[] };
+  const turns = rewindItems(listed.checkpoints.filter((e) => !e.noChanges && !e.rewound));
+  const whole: RewindItem = { label: '$(files) Whole session', description: 'every change in effect', detail: '', turn: 0 };
+  const chosen = await deps.pick([whole, ...turns], 'Ink: Review changes of…');
+  if (chosen === undefined) {
+    return undefined;
+  }
+  const params = chosen.turn === 0 ? { sessionId } : { sessionId, turn: chosen.turn };
+  const { files } = (await deps.request(SESSION_CHANGES, params)) as { files: ChangedFile[] };
+  const texts = files.filter((f) => f.binary !== true);
+  if (texts.length === 0) {
+    deps.inform('Ink: no text files changed there.');
+    return files;
+  }
+  const title = chosen.turn === 0 ? 'Ink: session changes' : `Ink: changes of turn ${chosen.turn}`;
+  await deps.review(title, texts.map((f) => ({ path: f.path, before: f.before })));
+  return files;
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { SESSION_CHECKPOINTS, SESSION_REWIND } from '../src/protocol';
-import { type Checkpoint, type ReviewFile, rewindItems, type RewindResult, rewindSession, touchedBy } from '../src/rewind';
+import { SESSION_CHANGES, SESSION_CHECKPOINTS, SESSION_REWIND } from '../src/protocol';
+import { type Checkpoint, type ReviewFile, reviewChanges, rewindItems, type RewindResult, rewindSession, touchedBy } from '../src/rewind';
 
 const entries: Checkpoint[] = [
   {
@@ -83,4 +83,42 @@ test('"Rewind to here" gives the turn: no picker', async () => {
     3,
   );
   assert.equal(picked, false);
+});
+
+test('the review opens one turn\'s files, before ↔ the file on disk, binary ones left out', async () => {
+  const asked: [string, object][] = [];
+  let reviewed: { title: string; files: ReviewFile[] } | undefined;
+  await reviewChanges(
+    {
+      request: (method, params) => {
+        asked.push([method, params]);
+        if (method === SESSION_CHECKPOINTS) {
+          return Promise.resolve({ checkpoints: entries });
+        }
+        return Promise.resolve({
+          files: [
+            { path: 'a.py', status: 'modified', before: "print('one')\n", after: "print('two')\n" },
+            { path: 'b.txt', status: 'added', after: 'made\n' },
+            { path: 'logo.png', status: 'modified', binary: true },
+          ],
+        });
+      },
+      pick: (items) => {
+        assert.deepEqual(items.map((i) => i.turn), [0, 2, 1]);
+        return Promise.resolve(items[1]);
+      },
+      readFile: () => Promise.resolve(undefined),
+      review: (title, files) => {
+        reviewed = { title, files };
+        return Promise.resolve();
+      },
+      inform: () => undefined,
+    },
+    's-1',
+  );
+  assert.deepEqual(asked[1], [SESSION_CHANGES, { sessionId: 's-1', turn: 2 }]);
+  assert.deepEqual(reviewed, {
+    title: 'Ink: changes of turn 2',
+    files: [{ path: 'a.py', before: "print('one')\n" }, { path: 'b.txt', before: undefined }],
+  });
 });

@@ -14,6 +14,7 @@ M.methods = {
   session_load = 'ink/session/load',
   session_checkpoints = 'ink/session/checkpoints',
   session_rewind = 'ink/session/rewind',
+  session_changes = 'ink/session/changes',
   tools = 'ink/tools',
   mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
