@@ -32,20 +32,21 @@ def _kept(entry: Entry, repo: ShadowRepo) -> bool:
 
 
 def turn_changes(repo: ShadowRepo, journal: Journal, turn: int | None) -> list[Change]:
-    """The changes of entry `turn`, or (None) of every entry in effect, each file from before
-    the first entry that changed it to the disk now. Blocking."""
+    """The changes of entry `turn`, or (None) the session's net changes: each file from before
+    the first entry that changed it to the disk now (a file back as it was is left out).
+    Blocking."""
     entries = journal.timeline.ordered()
     if turn is not None:
         entries = [e for e in entries if e.number == turn]
-    else:
-        entries = [e for e in entries if not e.rewound]
     entries = [e for e in entries if _kept(e, repo)]
     out: dict[str, Change] = {}
+    seen: set[str] = set()
     for entry in entries:
         assert entry.before is not None and entry.after is not None
         for change in repo.changes(entry.before, entry.after):
-            if change.path in out:
+            if change.path in seen:
                 continue
+            seen.add(change.path)
             old = repo.blob_at(entry.before, change.path)
             before = repo.read_blob(old.oid) if old is not None else None
             if turn is not None:

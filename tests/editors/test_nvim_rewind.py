@@ -23,6 +23,7 @@ SCRIPT: dict[str, list[Reply]] = {
 
 CASES = [
     "rewind: files come back, the open buffer follows, the quickfix lists the hunks",
+    "review: the session's changed hunks in the quickfix list",
     "rewind: an unsaved buffer edit is a conflict the user is asked about",
 ]
 

@@ -78,6 +78,26 @@ H.case('rewind: files come back, the open buffer follows, the quickfix lists the
   H.eq({ 'a.py:modified: -1 +1 lines', 'b.txt:deleted by the rewind', 'c.txt:added: -0 +1 lines', 'run.sh:modified (mode)' }, names)
 end)
 
+H.case('review: the session\'s changed hunks in the quickfix list', function()
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'InkReviewPick',
+    once = true,
+    callback = function()
+      vim.api.nvim_input('1<CR>') -- "Whole session"
+    end,
+  })
+  local data = H.wait_event('InkReviewed', function()
+    vim.cmd('Ink review')
+  end, nil, 30000)
+  local texts = {}
+  for _, item in ipairs(data.items) do
+    texts[#texts + 1] = vim.fn.fnamemodify(item.filename, ':t') .. ':' .. item.text
+  end
+  -- after the rewind to before turn 2, only turn 1's a.py is in effect
+  H.eq({ 'a.py:added: -0 +1 lines' }, texts)
+  H.eq('Ink session changes', vim.fn.getqflist({ title = 0 }).title)
+end)
+
 H.case('rewind: an unsaved buffer edit is a conflict the user is asked about', function()
   local undo = rewind_to(3) -- rewinding to the rewind brings turn 2 back
   H.eq(4, undo.checkpoint.turn)

@@ -115,4 +115,82 @@ function M.rewind(on_done)
   end)
 end
 
+--- Quickfix items of `ink/session/changes` files: one per changed hunk (before → after).
+---@param root string
+---@param files table[]
+---@return table[]
+function M.change_items(root, files)
+  local items = {}
+  for _, f in ipairs(files) do
+    local path = root .. '/' .. f.path
+    if f.binary then
+      items[#items + 1] = { filename = path, lnum = 1, text = f.status .. ' (binary)' }
+    elseif f.after == nil or f.after == vim.NIL then
+      items[#items + 1] = { filename = path, lnum = 1, text = 'deleted' }
+    else
+      local before = (f.before ~= vim.NIL and f.before) or ''
+      local found = false
+      for _, h in ipairs(vim.diff(before, f.after, { result_type = 'indices' }) --[[@as integer[][] ]]) do
+        found = true
+        items[#items + 1] = { filename = path, lnum = math.max(h[3], 1), text = ('%s: -%d +%d lines'):format(f.status, h[2], h[4]) }
+      end
+      if not found then
+        items[#items + 1] = { filename = path, lnum = 1, text = f.status .. ' (mode)' }
+      end
+    end
+  end
+  return items
+end
+
+--- :Ink review — the whole session's changes (or one picked turn's) as a quickfix list of
+--- hunks; :cnext walks them, `:Ink rewind` takes them back.
+---@param on_done? fun(err: table?, items: table[]?)
+function M.review(on_done)
+  on_done = on_done or function() end
+  local sid = session.session_id
+  if not sid then
+    vim.notify('ink: no session yet: ask something first', vim.log.levels.INFO)
+    return on_done({ message = 'no session' })
+  end
+  client.ensure(vim.api.nvim_get_current_buf(), function(c, err)
+    if not c then
+      return on_done({ message = tostring(err) })
+    end
+    c:request(protocol.methods.session_checkpoints, { sessionId = sid }, function(list_err, result)
+      local choices = { { turn = nil, prompt = 'Whole session' } }
+      for _, e in ipairs(not list_err and result and result.checkpoints or {}) do
+        if not e.noChanges and not e.rewound then
+          choices[#choices + 1] = e
+        end
+      end
+      fire('InkReviewPick', { choices = choices })
+      vim.ui.select(choices, {
+        prompt = 'Review the changes of',
+        kind = 'ink.review',
+        format_item = function(e)
+          return e.turn and M.format(e) or e.prompt
+        end,
+      }, function(choice)
+        if not choice then
+          return on_done({ message = 'nothing picked' })
+        end
+        c:request(protocol.methods.session_changes, { sessionId = sid, turn = choice.turn }, function(ch_err, changes)
+          if ch_err then
+            vim.notify('ink: ' .. tostring(ch_err.message), vim.log.levels.WARN)
+            return on_done(ch_err)
+          end
+          vim.schedule(function()
+            local items = M.change_items(c.root_dir or vim.fn.getcwd(), changes.files)
+            local title = choice.turn and ('Ink changes of turn ' .. choice.turn) or 'Ink session changes'
+            vim.fn.setqflist({}, ' ', { title = title, items = items })
+            vim.cmd('botright copen')
+            fire('InkReviewed', { items = items })
+            on_done(nil, items)
+          end)
+        end)
+      end)
+    end)
+  end)
+end
+
 return M
