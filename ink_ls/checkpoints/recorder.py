@@ -187,7 +187,10 @@ class TurnCheckpoint:
         try:
             after = self.repo.snapshot()
             files, left_out = entry_files(self.repo, before, after)
-            keep(self.repo, self.journal, self.number, "after", after.tree)
+            if files or left_out:
+                keep(self.repo, self.journal, self.number, "after", after.tree)
+            else:  # nothing changed: no checkpoint is kept, the entry says "no changes"
+                self.repo.unkeep(f"{session_prefix(self.journal.id)}{self.number}/before")
         except ShadowError as exc:
             self.error = str(exc)
             log.warning("end of the checkpoint of turn %d not taken: %s", self.number, exc)

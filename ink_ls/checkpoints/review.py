@@ -26,6 +26,7 @@ def _kept(entry: Entry, repo: ShadowRepo) -> bool:
     return (
         entry.before is not None
         and entry.after is not None
+        and entry.before != entry.after
         and repo.has_tree(entry.before)
         and repo.has_tree(entry.after)
     )

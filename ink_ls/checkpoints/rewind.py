@@ -104,7 +104,10 @@ def _chain(journal: Journal, target: int) -> list[Entry]:
     return [
         e
         for e in journal.timeline.ordered()
-        if e.number >= target and e.before is not None and e.after is not None
+        if e.number >= target
+        and e.before is not None
+        and e.after is not None
+        and e.before != e.after  # an entry that changed nothing keeps no checkpoint
     ]
 
 

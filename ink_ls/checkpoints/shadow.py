@@ -309,6 +309,10 @@ class ShadowRepo:
         commit = self.run("commit-tree", tree, "-m", message).decode().strip()
         self.run("update-ref", ref, commit)
 
+    def unkeep(self, ref: str) -> None:
+        """Stop keeping one ref (its objects go with the next pruning)."""
+        self.run("update-ref", "-d", ref)
+
     def refs(self, prefix: str = "refs/ink/") -> list[tuple[str, int]]:
         """Our refs under `prefix` with their commit times (seconds), oldest first."""
         out = self.run("for-each-ref", "--format=%(refname) %(committerdate:unix)", prefix).decode()

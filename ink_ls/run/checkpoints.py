@@ -52,6 +52,8 @@ def _files(entry: Entry) -> str:
     for f in entry.files:
         counts = f"+{f.added} −{f.removed}" if f.added is not None else "binary"
         mark = {"added": " (new)", "deleted": " (deleted)"}.get(f.status, "")
+        if f.status == "modified" and f.added == 0 and f.removed == 0:
+            mark = " (mode)"  # same lines: the permission bits changed
         parts.append(f"{f.path} {counts}{mark}")
     parts += [f"{path} (not restorable: {why})" for path, why in entry.not_restorable.items()]
     return ", ".join(parts) if parts else "no changes"
