@@ -15,7 +15,7 @@ import { InkPanel, VIEW_ID } from './panel';
 import { SessionMemory } from './memory';
 import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
-import { reviewChanges, type ReviewFile, type RewindDeps, rewindSession } from './rewind';
+import { offerAfterTurn, reviewChanges, type ReviewFile, type RewindDeps, rewindSession } from './rewind';
 import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
 import { UsageStatus } from './status';
@@ -93,10 +93,17 @@ export function activate(context: vscode.ExtensionContext): void {
     memory.set(session.sessionId);
   };
   // By the time a turn ends the server waits for no edit of it: withdraw what is still shown.
+  // set once the rewind commands exist (below): offers the review of a turn that changed files
+  let afterTurn: (sessionId: string, turnId: string) => void = () => undefined;
   const session = new InkSession(
     getClient,
     transcriptChannel,
-    () => reviewer.rejectAll(TURN_ENDED_REASON),
+    (result) => {
+      reviewer.rejectAll(TURN_ENDED_REASON);
+      if (result !== undefined && result.stopReason !== 'error') {
+        afterTurn(result.sessionId, result.turnId);
+      }
+    },
     (e) => panel.record(e),
     onState,
   );
@@ -209,6 +216,11 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   command('ink.rewind', (turn?: number) => rewind(typeof turn === 'number' ? turn : undefined));
+  afterTurn = (sessionId, turnId) => {
+    offerAfterTurn(deps, sessionId, turnId, (m, ...b) => vscode.window.showInformationMessage(m, ...b), (n) => rewind(n)).catch(
+      (err: unknown) => log.info(`no review offered: ${describeError(err)}`),
+    );
+  };
   command('ink.reviewChanges', async () => {
     try {
       await reviewChanges(deps, session.sessionId);

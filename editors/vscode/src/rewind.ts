@@ -134,15 +134,18 @@ export interface ChangedFile {
 
 /** "Ink: Review Changes…": the whole session's changes, or one turn's, as one multi-file
  * review (before ↔ the file on disk, where hunks can be reverted and saved). */
-export async function reviewChanges(deps: RewindDeps, sessionId: string | undefined): Promise<ChangedFile[] | undefined> {
+export async function reviewChanges(deps: RewindDeps, sessionId: string | undefined, turn?: number): Promise<ChangedFile[] | undefined> {
   if (sessionId === undefined) {
     deps.inform('Ink: ask something first: there is no session to review.');
     return undefined;
   }
-  const listed = (await deps.request(SESSION_CHECKPOINTS, { sessionId })) as { checkpoints: Checkpoint[] };
-  const turns = rewindItems(listed.checkpoints.filter((e) => !e.noChanges && !e.rewound));
-  const whole: RewindItem = { label: '$(files) Whole session', description: 'every change in effect', detail: '', turn: 0 };
-  const chosen = await deps.pick([whole, ...turns], 'Ink: Review changes of…');
+  let chosen: RewindItem | undefined = turn === undefined ? undefined : { label: '', description: '', detail: '', turn };
+  if (chosen === undefined) {
+    const listed = (await deps.request(SESSION_CHECKPOINTS, { sessionId })) as { checkpoints: Checkpoint[] };
+    const turns = rewindItems(listed.checkpoints.filter((e) => !e.noChanges && !e.rewound));
+    const whole: RewindItem = { label: '$(files) Whole session', description: 'every change in effect', detail: '', turn: 0 };
+    chosen = await deps.pick([whole, ...turns], 'Ink: Review changes of…');
+  }
   if (chosen === undefined) {
     return undefined;
   }
@@ -156,4 +159,32 @@ export async function reviewChanges(deps: RewindDeps, sessionId: string | undefi
   const title = chosen.turn === 0 ? 'Ink: session changes' : `Ink: changes of turn ${chosen.turn}`;
   await deps.review(title, texts.map((f) => ({ path: f.path, before: f.before })));
   return files;
+}
+
+/** At the end of a turn that changed files: "Ink changed N files" with Review and Rewind.
+ * `offer` shows the message and resolves with the button chosen. */
+export async function offerAfterTurn(
+  deps: RewindDeps,
+  sessionId: string,
+  turnId: string,
+  offer: (message: string, ...buttons: string[]) => PromiseLike<string | undefined>,
+  rewind: (turn: number) => Promise<unknown>,
+): Promise<void> {
+  const turn = /^t(\d+)$/.exec(turnId);
+  if (turn === null) {
+    return;
+  }
+  const n = Number(turn[1]);
+  const listed = (await deps.request(SESSION_CHECKPOINTS, { sessionId })) as { checkpoints: Checkpoint[] };
+  const entry = listed.checkpoints.find((e) => e.turn === n);
+  if (entry === undefined || entry.noChanges || entry.files.length === 0) {
+    return;
+  }
+  const count = entry.files.length;
+  const choice = await offer(`Ink changed ${count} file${count === 1 ? '' : 's'} in this turn.`, 'Review', 'Rewind');
+  if (choice === 'Review') {
+    await reviewChanges(deps, sessionId, n);
+  } else if (choice === 'Rewind') {
+    await rewind(n);
+  }
 }
