@@ -15,7 +15,7 @@ import { InkPanel, VIEW_ID } from './panel';
 import { SessionMemory } from './memory';
 import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
-import { offerAfterTurn, reviewChanges, type ReviewFile, type RewindDeps, rewindSession } from './rewind';
+import { changedByTurn, reviewChanges, type ReviewFile, type RewindDeps, rewindSession } from './rewind';
 import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
 import { UsageStatus } from './status';
@@ -216,14 +216,27 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   command('ink.rewind', (turn?: number) => rewind(typeof turn === 'number' ? turn : undefined));
+  // at the end of a turn that changed files, the status bar offers its multi-file review
+  const reviewItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 90);
+  context.subscriptions.push(reviewItem);
   afterTurn = (sessionId, turnId) => {
-    offerAfterTurn(deps, sessionId, turnId, (m, ...b) => vscode.window.showInformationMessage(m, ...b), (n) => rewind(n)).catch(
+    reviewItem.hide();
+    changedByTurn(deps, sessionId, turnId).then(
+      (changed) => {
+        if (changed !== undefined) {
+          const files = `${changed.count} file${changed.count === 1 ? '' : 's'}`;
+          reviewItem.text = `$(diff-multiple) Review ${files}`;
+          reviewItem.tooltip = `Ink changed ${files} in turn ${changed.turn}: review them (or Ink: Rewind…)`;
+          reviewItem.command = { title: 'Review', command: 'ink.reviewChanges', arguments: [changed.turn] };
+          reviewItem.show();
+        }
+      },
       (err: unknown) => log.info(`no review offered: ${describeError(err)}`),
     );
   };
-  command('ink.reviewChanges', async () => {
+  command('ink.reviewChanges', async (turn?: number) => {
     try {
-      await reviewChanges(deps, session.sessionId);
+      await reviewChanges(deps, session.sessionId, typeof turn === 'number' ? turn : undefined);
     } catch (err) {
       void vscode.window.showWarningMessage(`Ink: review failed: ${describeError(err)}`);
     }

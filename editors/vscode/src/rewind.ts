@@ -161,30 +161,22 @@ export async function reviewChanges(deps: RewindDeps, sessionId: string | undefi
   return files;
 }
 
-/** At the end of a turn that changed files: "Ink changed N files" with Review and Rewind.
- * `offer` shows the message and resolves with the button chosen. */
-export async function offerAfterTurn(
-  deps: RewindDeps,
+/** The files a finished turn changed (`turnId` `t<N>`): its number and file count, or
+ * undefined for a turn without changes (nothing to offer). */
+export async function changedByTurn(
+  deps: Pick<RewindDeps, 'request'>,
   sessionId: string,
   turnId: string,
-  offer: (message: string, ...buttons: string[]) => PromiseLike<string | undefined>,
-  rewind: (turn: number) => Promise<unknown>,
-): Promise<void> {
+): Promise<{ turn: number; count: number } | undefined> {
   const turn = /^t(\d+)$/.exec(turnId);
   if (turn === null) {
-    return;
+    return undefined;
   }
   const n = Number(turn[1]);
   const listed = (await deps.request(SESSION_CHECKPOINTS, { sessionId })) as { checkpoints: Checkpoint[] };
   const entry = listed.checkpoints.find((e) => e.turn === n);
   if (entry === undefined || entry.noChanges || entry.files.length === 0) {
-    return;
+    return undefined;
   }
-  const count = entry.files.length;
-  const choice = await offer(`Ink changed ${count} file${count === 1 ? '' : 's'} in this turn.`, 'Review', 'Rewind');
-  if (choice === 'Review') {
-    await reviewChanges(deps, sessionId, n);
-  } else if (choice === 'Rewind') {
-    await rewind(n);
-  }
+  return { turn: n, count: entry.files.length };
 }

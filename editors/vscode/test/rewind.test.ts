@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { SESSION_CHANGES, SESSION_CHECKPOINTS, SESSION_REWIND } from '../src/protocol';
-import { type Checkpoint, offerAfterTurn, type ReviewFile, reviewChanges, rewindItems, type RewindResult, rewindSession, touchedBy } from '../src/rewind';
+import { changedByTurn, type Checkpoint, type ReviewFile, reviewChanges, rewindItems, type RewindResult, rewindSession, touchedBy } from '../src/rewind';
 
 const entries: Checkpoint[] = [
   {
@@ -123,23 +123,9 @@ test('the review opens one turn\'s files, before ↔ the file on disk, binary on
   });
 });
 
-test('after a turn that changed files: Review opens that turn, nothing is offered for a turn without changes', async () => {
-  const offers: string[] = [];
-  const reviewed: string[] = [];
-  const deps = {
-    request: (method: string, params: object) =>
-      Promise.resolve(method === SESSION_CHECKPOINTS ? { checkpoints: entries } : (reviewed.push(JSON.stringify(params)), { files: [{ path: 'a.py', status: 'modified', before: 'x', after: 'y' }] })),
-    pick: () => Promise.reject(new Error('no picker for a turn-end review')),
-    readFile: () => Promise.resolve(undefined),
-    review: () => Promise.resolve(),
-    inform: () => undefined,
-  };
-  const offer = (message: string, ...buttons: string[]): Promise<string | undefined> => {
-    offers.push(`${message} [${buttons.join('|')}]`);
-    return Promise.resolve('Review');
-  };
-  await offerAfterTurn(deps, 's-1', 't2', offer, () => Promise.resolve());
-  await offerAfterTurn(deps, 's-1', 't3', offer, () => Promise.resolve());
-  assert.deepEqual(offers, ['Ink changed 2 files in this turn. [Review|Rewind]']);
-  assert.deepEqual(reviewed, [JSON.stringify({ sessionId: 's-1', turn: 2 })]);
+test('after a turn: its number and file count, nothing for a turn without changes', async () => {
+  const deps = { request: () => Promise.resolve({ checkpoints: entries }) };
+  assert.deepEqual(await changedByTurn(deps, 's-1', 't2'), { turn: 2, count: 2 });
+  assert.equal(await changedByTurn(deps, 's-1', 't3'), undefined);
+  assert.equal(await changedByTurn(deps, 's-1', 'c1'), undefined);
 });
