@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 PRUNE_EVERY = 3600.0
 """Seconds between two prunings of one workspace's store."""
+FRESH_SECONDS = 2.0
+"""A snapshot started longer ago than this when the first change comes is taken again."""
 
 
 class Journal(Protocol):
@@ -122,6 +124,8 @@ class TurnCheckpoint:
         self.settings = settings
         self._before: Snapshot | None = None
         self._taking: asyncio.Future[tuple[Snapshot, list[dict[str, Any]]] | None] | None = None
+        self._taken_at = 0.0
+        self._recording = asyncio.Lock()
         self.error: str | None = None
         """Why the store could not record this turn (the turn itself goes on)."""
 
@@ -131,35 +135,49 @@ class TurnCheckpoint:
 
     def prefetch(self) -> None:
         """Start the snapshot now, in a thread, while the model thinks: the turn's first
-        change then waits only for what is left of it. Read-only calls before that change
-        cannot alter the workspace, so the state is the same. Nothing is recorded yet: a
-        turn that changes nothing records no checkpoint."""
+        change then waits only for what is left of it (a workspace's first snapshot hashes
+        every file). Nothing is recorded yet: a turn that changes nothing records nothing."""
         if self.repo is not None and self._taking is None:
+            self._taken_at = time.monotonic()
             self._taking = asyncio.ensure_future(asyncio.to_thread(self._take_before))
 
     async def before_change(self) -> None:
         """Record the workspace once, before the turn's first change (concurrent callers
-        wait for the same snapshot; a cancelled caller does not stop it)."""
+        wait for the same record; a cancelled caller does not stop it)."""
         if self.repo is None or self._before is not None:
             return
-        self.prefetch()
-        assert self._taking is not None
-        taken = await asyncio.shield(self._taking)
-        if taken is None or self._before is not None:
-            return
-        snapshot, records = taken
-        try:
-            await asyncio.to_thread(
-                keep, self.repo, self.journal, self.number, "before", snapshot.tree
-            )
-        except ShadowError as exc:
-            self.error = str(exc)
-            log.warning("checkpoint of turn %d not kept: %s", self.number, exc)
-            return
-        for record in records:
-            self.journal.record(record)
-        self.journal.record(before_record(self.number, snapshot.tree, snapshot.skipped))
-        self._before = snapshot
+        async with self._recording:
+            if self._before is not None:
+                return
+            self.prefetch()
+            assert self._taking is not None
+            taken = await asyncio.shield(self._taking)
+            if taken is not None and time.monotonic() - self._taken_at > FRESH_SECONDS:
+                # the user may have saved files while the model thought: take the state now
+                # (cheap: the prefetch left the index warm, only changed files are read)
+                self._taken_at = time.monotonic()
+                self._taking = asyncio.ensure_future(asyncio.to_thread(self._take_before))
+                taken = await asyncio.shield(self._taking)
+            if taken is None:
+                return
+            snapshot, records = taken
+            try:
+                await asyncio.to_thread(
+                    keep, self.repo, self.journal, self.number, "before", snapshot.tree
+                )
+            except ShadowError as exc:
+                self.error = str(exc)
+                log.warning("checkpoint of turn %d not kept: %s", self.number, exc)
+                return
+            for record in records:
+                self.journal.record(record)
+            self.journal.record(before_record(self.number, snapshot.tree, snapshot.skipped))
+            self._before = snapshot
+
+    async def settled(self) -> None:
+        """Wait for a snapshot still running in the background (its turn is over)."""
+        if self._taking is not None:
+            await asyncio.shield(self._taking)
 
     def _take_before(self) -> tuple[Snapshot, list[dict[str, Any]]] | None:
         assert self.repo is not None
@@ -174,8 +192,9 @@ class TurnCheckpoint:
 
     async def finish(self) -> Entry | None:
         """Record the end of the turn (when it took a snapshot); returns its entry."""
-        if self._taking is not None:
-            await asyncio.shield(self._taking)  # a prefetch still running must not race us
+        async with self._recording:  # a first change being recorded ends first
+            pass
+        # a prefetch of a turn that changed nothing goes on alone (it writes no record)
         if self.repo is not None and self._before is not None:
             record = await asyncio.to_thread(self._take_after, self._before)
             if record is not None:

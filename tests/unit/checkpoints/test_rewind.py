@@ -53,6 +53,7 @@ async def turn(
         await checkpoint.before_change()
         change()
     await checkpoint.finish()
+    await checkpoint.settled()
 
 
 async def test_a_turn_without_changes_records_no_checkpoint(ws: Path, store: SessionStore) -> None:
