@@ -22,9 +22,11 @@ from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.agent.trust import workspace_trust
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskWriter, FileWriter
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.mcp import start_hub
@@ -75,6 +77,7 @@ class _Setup:
     settings: ModelSettings
     approval: ApprovalMode
     session: Session
+    trust: WorkspaceTrust
 
 
 def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
@@ -128,7 +131,10 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
-    return _Setup(cwd, prompt, settings, approval, session)
+    trust = workspace_trust(
+        cwd, explicit=True if args.trust_workspace else None, interactive=interactive
+    )
+    return _Setup(cwd, prompt, settings, approval, session, trust)
 
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
@@ -141,14 +147,14 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
     else:
         sink, asker = view, TerminalAsker(ui, pause=view.paused)
     writer: FileWriter = (
-        TerminalWriter(asker, setup.cwd) if setup.approval == "ask" else DiskWriter()
+        TerminalWriter(asker, setup.cwd) if setup.approval == "ask" else DiskWriter(setup.cwd)
     )
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
     window = await factory.window(setup.settings)
     instructions = ProjectInstructions(setup.cwd)
-    hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
+    hub = await start_hub(setup.trust, setup.approval, TerminalPrompter(asker), setup.settings)
     for server in hub.status():  # the run goes on without a server that cannot start
         if server.error:
             err.print(

@@ -119,7 +119,7 @@ class TerminalWriter:
         self._asker = asker
         self._cwd = cwd
         self._always = False
-        self._disk = DiskWriter()
+        self._disk = DiskWriter(root=cwd)
 
     async def write_text(
         self,
