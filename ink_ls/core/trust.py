@@ -200,7 +200,7 @@ class WorkspaceTrust:
             if answer == "always":
                 self.store.remember(self.root, contents)
             return self._set("trusted", "", contents)
-        return self._set("untrusted", "not started: the user did not trust the workspace", {})
+        return self._set("untrusted", "the user did not trust the workspace", {})
 
     def _decide(self, ask: Ask | None, *, mode: str, asking: bool) -> State:
         contents = read_covered(self.root)
@@ -214,14 +214,14 @@ class WorkspaceTrust:
             self._decided_for = print_
             if self.explicit:
                 return self._set("trusted", "", contents)
-            return self._set("untrusted", "not started: the workspace is not trusted", {})
+            return self._set("untrusted", "the workspace is not trusted", {})
         if self.store.trusted(self.root, print_):
             self._decided_for = print_
             return self._set("trusted", "", contents)
         why = self._no_asking(mode)
         if why is not None:
             self._decided_for = print_
-            return self._set("untrusted", f"not started: {why}", {})
+            return self._set("untrusted", why, {})
         if asking and ask is not None:
             return "undecided"  # the caller asks
         return self._set("undecided", "waiting for the user to trust the workspace", {})
@@ -229,11 +229,11 @@ class WorkspaceTrust:
     def _no_asking(self, mode: str) -> str | None:
         tail = "(trust it with --trust-workspace or the trustWorkspace setting)"
         if mode == "readonly":
-            return f"approval mode is readonly and the workspace is not trusted {tail}"
+            return f"the workspace is not trusted and approval mode readonly asks nothing {tail}"
         if ci_set(self.env):
-            return f"CI is set and the workspace is not trusted {tail}"
+            return f"the workspace is not trusted and CI is set, so no one is asked {tail}"
         if not self.interactive:
-            return f"no one can be asked to trust the workspace {tail}"
+            return f"the workspace is not trusted and no one can be asked {tail}"
         return None
 
     def _set(self, state: State, reason: str, contents: Mapping[str, bytes]) -> State:

@@ -161,7 +161,7 @@ class McpHub:
         if trust is not None and trust.covers(WORKSPACE_FILE, config.digest):
             return True
         if trust is not None and trust.state == "trusted":
-            why = f"not started: {WORKSPACE_FILE} changed after the workspace was trusted"
+            why = f"{WORKSPACE_FILE} changed after the workspace was trusted"
         else:
             why = (
                 trust.reason if trust is not None else "waiting for the user to trust the workspace"

@@ -155,6 +155,8 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
     window = await factory.window(setup.settings)
     instructions = ProjectInstructions(setup.cwd)
     hub = await start_hub(setup.trust, setup.approval, TerminalPrompter(asker), setup.settings)
+    for problem in hub.problems:  # e.g. a ${VAR} a project file may not expand
+        err.print(f"MCP: {problem}", style="yellow", markup=False)
     for server in hub.status():  # the run goes on without a server that cannot start
         if server.error:
             err.print(

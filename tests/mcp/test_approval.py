@@ -135,11 +135,13 @@ async def test_workspace_servers_declined_or_readonly_are_not_started(
     [status] = declined.status()
     assert (status.state, status.error) == (
         "not started",
-        "not started: the user did not trust the workspace",
+        "the user did not trust the workspace",
     )
     other = _trust(root, tmp_path)
     await other.resolve(trust_asker(asker), mode="readonly")
     await readonly.start(trust=other)
     [status] = readonly.status()
-    assert status.state == "not started" and "approval mode is readonly" in (status.error or "")
+    assert status.state == "not started" and "approval mode readonly asks nothing" in (
+        status.error or ""
+    )
     assert len(asker.questions) == 1
