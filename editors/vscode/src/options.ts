@@ -23,6 +23,8 @@ export interface RawSettings {
   compactThreshold: number;
   approval: string;
   approvalTimeoutSeconds: number;
+  /** `ink.trustWorkspace`: true / false states the trust of the workspace's files; null asks. */
+  trustWorkspace: boolean | null;
 }
 
 export const DEFAULT_SERVER_PATH = 'ink-ls';
@@ -78,6 +80,9 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {
     settings.approvalTimeoutSeconds = raw.approvalTimeoutSeconds;
+  }
+  if (raw.trustWorkspace !== null) {
+    settings.trustWorkspace = raw.trustWorkspace;
   }
   return settings;
 }

@@ -57,6 +57,7 @@ export interface InkSettings {
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;
+  trustWorkspace?: boolean;
 }
 
 /** `capabilities.experimental.ink` announced by this client. */

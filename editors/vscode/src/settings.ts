@@ -27,6 +27,7 @@ export function readRawSettings(): RawSettings {
     compactThreshold: config.get<number>('model.compactThreshold', 0.8),
     approval: config.get<string>('approval', 'ask'),
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
+    trustWorkspace: config.get<boolean | null>('trustWorkspace', null),
   };
 }
 

@@ -46,6 +46,7 @@
 ---@field model? ink.ModelOptions sent as initializationOptions.ink.model
 ---@field approval? 'ask'|'auto'|'readonly'
 ---@field approval_timeout? number seconds (approvalTimeoutSeconds)
+---@field trust_workspace? boolean trust the workspace's own files (trustWorkspace); nil asks
 ---@field transcript? ink.TranscriptOptions
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
@@ -80,6 +81,7 @@
 ---@field model? ink.ModelOptions
 ---@field approval? string
 ---@field approvalTimeoutSeconds? number
+---@field trustWorkspace? boolean
 
 ---@class ink.Position
 ---@field line integer 0-based
