@@ -119,3 +119,15 @@ def test_the_allow_list_comes_from_the_users_settings(
     assert expansion.user_allowed_env() == frozenset({"A", "B"})
     path.write_text(json.dumps({"allowedEnv": "A"}))
     assert expansion.user_allowed_env() == frozenset()
+
+
+async def test_a_refusal_by_mode_is_not_remembered_an_answer_is(tmp_path: Path) -> None:
+    trust = _trust(_ws(tmp_path), tmp_path)
+    asker = Asker("no")
+    assert await trust.resolve(asker, mode="readonly") == "untrusted"
+    assert trust.check() == "undecided"  # the editor's ink/tools: not asked, waiting
+    assert await trust.resolve(asker, mode="ask") == "untrusted"  # asked now
+    assert await trust.resolve(asker, mode="ask") == "untrusted"
+    assert len(asker.questions) == 1
+    trust.explicit = True  # the setting changed
+    assert trust.check() == "trusted"
