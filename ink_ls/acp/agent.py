@@ -33,21 +33,24 @@ from acp.schema import (
 )
 
 from ink_ls import __version__
-from ink_ls.acp.files import ClientFiles, ClientWriter
+from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
 from ink_ls.acp.plan import PlanTool
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.events import AgentEvent
-from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.agent.trust import trust_asker, workspace_trust
+from ink_ls.agent.events import OUTCOMES, AgentEvent
+from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.trust import workspace_trust
+from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.messages import Message, UserMessage
+from ink_ls.core.messages import UserMessage
 from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import DiskFiles
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
+from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
 
 log = logging.getLogger(__name__)
@@ -63,12 +66,6 @@ MODES = [
         description="Reads and searches only; changes and commands are refused",
     ),
 ]
-_STOPS = {
-    "completed": "end_turn",
-    "max_tokens": "max_tokens",
-    "max_iterations": "max_turn_requests",
-    "aborted": "cancelled",
-}
 
 
 @dataclass
@@ -82,10 +79,10 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     """The client's MCP servers, as given (`session/new`, `session/load`)."""
     hub: McpHub | None = None
-    """Those servers with the user's and the workspace's: started with the session."""
+    """Those servers with the user's and the workspace's (the turn builder starts them)."""
     trust: WorkspaceTrust | None = None
     """The trust decision of the session's workspace (shared by the connection's sessions)."""
-    history: list[Message] = field(default_factory=list)
+    conversation: StoredConversation | None = None
     turn: CancelController | None = None
 
 
@@ -117,6 +114,7 @@ class InkAcpAgent:
         self._trust_workspace = trust_workspace
         self._trusts: dict[Path, WorkspaceTrust] = {}
         self._factory = factory
+        self._builder = TurnBuilder(factory)
         self._store = store if store is not None else SessionStore()
         self._settings = settings
         self._mode = mode
@@ -170,7 +168,7 @@ class InkAcpAgent:
             gate=ApprovalGate(self._mode),
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []),
-            history=list(stored.messages),
+            conversation=StoredConversation.of(stored),
             hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers), secret_env=self._secret_env()),
             trust=trust,
         )
@@ -188,7 +186,8 @@ class InkAcpAgent:
 
     def _trust(self, cwd: Path, meta: Any) -> WorkspaceTrust:
         """The connection's trust of `cwd`; `_meta.ink.trustWorkspace` (true/false) of
-        `session/new` / `session/load` states it, else `--trust-workspace`, else asked."""
+        `session/new` / `session/load` states it, else `--trust-workspace`, else the turn
+        builder asks (`session/request_permission`) before the first prompt runs."""
         trust = self._trusts.get(cwd)
         if trust is None:
             trust = workspace_trust(cwd, explicit=self._trust_workspace, interactive=True)
@@ -198,21 +197,10 @@ class InkAcpAgent:
             trust.explicit = stated
         return trust
 
-    async def _start_mcp(self, session: AcpSession, ask: bool = False) -> None:
-        """Start the session's MCP servers; a workspace `.mcp.json`'s once the workspace is
-        trusted (asked at the first prompt, through `session/request_permission`). A server
-        that fails shows in the log, the session goes on."""
+    async def _stop_replaced(self) -> None:
+        """Stop the servers of sessions replaced by `session/load`."""
         while self._closing:
             await self._closing.pop().close()
-        if session.hub is None or session.trust is None:
-            return
-        if ask:
-            permissions = Permissions(self._client, self.outbox, session.stored.id)
-            asker = trust_asker(permissions, timeout=session.gate.timeout)
-            await session.trust.resolve(asker, mode=session.gate.mode)
-        else:
-            session.trust.check()
-        await session.hub.start(trust=session.trust)
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -224,7 +212,8 @@ class InkAcpAgent:
             raise RequestError.internal_error(
                 {"message": f"cannot create a session: {exc}"}
             ) from None
-        await self._start_mcp(self._open(stored, root, mcp_servers, kwargs.get("ink")))
+        self._open(stored, root, mcp_servers, kwargs.get("ink"))
+        await self._stop_replaced()
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
     async def load_session(
@@ -243,8 +232,9 @@ class InkAcpAgent:
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session = self._open(stored, root, mcp_servers, kwargs.get("ink"))
-        await self._start_mcp(session)
-        for update in session.mapper.replay(session.history):
+        await self._stop_replaced()
+        assert session.conversation is not None
+        for update in session.mapper.replay(session.conversation.messages):
             self.outbox.post(session_id, update)
         await self.outbox.flush()
         return LoadSessionResponse(modes=_mode_state(session.gate.mode))
@@ -288,17 +278,16 @@ class InkAcpAgent:
         except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session.turn = controller = CancelController()
+        assert session.conversation is not None
         try:
-            await self._start_mcp(session, ask=True)  # trust asked once, before the turn
-            agent = self._factory.build(
+            async with self._builder.turn(
+                self._front(session),
+                session.conversation,
                 settings=settings,
                 cwd=session.cwd,
-                front=self._front(session),
-                history=session.history,
-                extra_tools=[PlanTool()],
-                tool_sources=[session.hub] if session.hub is not None else [],
-            )
-            result = await agent.run(message, controller.signal)
+                signal=controller.signal,
+            ) as prepared:
+                result = await prepared.agent.run(message, controller.signal)
         finally:
             session.turn = None
             await self.outbox.flush()
@@ -306,7 +295,7 @@ class InkAcpAgent:
             raise RequestError.internal_error({"message": result.error or "the turn failed"})
         usage = result.usage
         return PromptResponse(
-            stop_reason=_STOPS[result.stop_reason],
+            stop_reason=OUTCOMES[result.stop_reason],
             usage=Usage(
                 total_tokens=usage.input_tokens + usage.output_tokens,
                 input_tokens=usage.input_tokens,
@@ -327,21 +316,21 @@ class InkAcpAgent:
                 self.outbox.post(sid, update)
 
         return FrontEnd(
+            kind="acp",
             gate=session.gate,
-            writer=ClientWriter(
-                session.gate,
+            changes=ClientChanges(
                 permissions.change,
                 client if fs is not None and fs.write_text_file else None,
                 sid,
                 session.cwd,
             ),
             files=(
-                ClientFiles(client, sid)
-                if fs is not None and fs.read_text_file
-                else FrontEnd().files
+                ClientFiles(client, sid) if fs is not None and fs.read_text_file else DiskFiles()
             ),
             on_event=on_event,
-            on_message=session.stored.append,
+            mcp=session.hub,
+            trust=session.trust,
+            extra_tools=(PlanTool(),),
         )
 
     async def close(self) -> None:
