@@ -49,9 +49,9 @@ def _ignore_message(message: Message) -> None:
 
 
 def _openai_client(settings: ModelSettings) -> Model:
-    from ink_ls.model.client import OpenAIClient  # httpx is imported only when a model is used
+    from ink_ls.model.providers import make_client  # httpx loads only when a model is used
 
-    return OpenAIClient(settings)
+    return make_client(settings)  # the provider the settings name
 
 
 def _builtin_tools(cwd: Path, secret_env: tuple[str, ...]) -> list[AnyTool]:

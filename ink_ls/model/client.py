@@ -1,14 +1,14 @@
-"""The OpenAI-compatible Chat Completions client: one streamed reply per `stream` call.
+"""The model client every provider shares: one streamed reply per `stream` call.
 
 Owns the HTTP side only — retries before the first streamed byte, cancellation that closes
 the connection at once, and turning every failure into a `ModelError` with a sentence a user
-can act on. Request shapes live in `convert`, chunk assembly in `assemble`, SSE in `sse`.
+can act on. What differs per API (URL, headers, body, stream parsing) is a `Dialect`
+(`chat`, `responses`, `anthropic`); SSE framing is `sse`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -18,16 +18,15 @@ import httpx
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import AssistantMessage
 from ink_ls.core.signal import CancelSignal
-from ink_ls.model.assemble import StreamAssembler
 from ink_ls.model.base import (
     ModelError,
     ModelRequest,
     ReplyDone,
     StreamItem,
     TextDelta,
-    ToolCallReady,
 )
-from ink_ls.model.convert import request_body
+from ink_ls.model.chat import ChatDialect
+from ink_ls.model.dialect import Dialect
 from ink_ls.model.errors import (
     ModelContextLengthError,
     ModelHTTPError,
@@ -64,15 +63,17 @@ class _Cancelled:
 
 
 _CANCELLED = _Cancelled()
-_QueueItem = TextDelta | ToolCallReady | ReplyDone | BaseException | _Cancelled
+_QueueItem = StreamItem | BaseException | _Cancelled
 
 
-class OpenAIClient:
-    """Implements `ink_ls.model.base.Model` over `httpx.AsyncClient`. Close with `aclose()`."""
+class ModelClient:
+    """Implements `ink_ls.model.base.Model` for one `Dialect` over `httpx.AsyncClient`.
+    Close with `aclose()`."""
 
     def __init__(
         self,
         settings: ModelSettings,
+        dialect: Dialect,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep | None = None,
@@ -83,7 +84,8 @@ class OpenAIClient:
             settings.request_timeout, connect=min(30.0, settings.request_timeout)
         )
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
-        self._url = settings.base_url + "/chat/completions"
+        self.dialect = dialect
+        self._url = dialect.url(settings.base_url)
         self._sleep: Sleep = sleep or asyncio.sleep
         self._rng = rng or random.random
 
@@ -143,18 +145,16 @@ class OpenAIClient:
             queue.put_nowait(exc)
 
     async def _attempts(self, request: ModelRequest, put: Callable[[_QueueItem], None]) -> None:
-        body = request_body(request, self.settings)
+        body = self.dialect.body(request, self.settings)
         key = self.settings.resolved_api_key()
-        headers = {"Accept": "text/event-stream"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        headers = self.dialect.headers(key)
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             log.debug(
                 "POST %s model=%s messages=%d attempt=%d",
                 self._url,
                 self.settings.model,
-                len(body["messages"]),
+                len(request.messages),
                 attempt,
             )
             try:
@@ -200,19 +200,19 @@ class OpenAIClient:
                     raise self._status_error(resp, raw, key)
                 if resp.headers.get("content-type", "").startswith("application/json"):
                     raw = await _read_capped(resp, _JSON_BODY_CAP)
-                    put(ReplyDone(_whole_reply(raw, key)))
+                    put(ReplyDone(self.dialect.whole_reply(raw, key)))
                     return
                 decoder = SSEDecoder()
-                assembler = StreamAssembler(secret=key)
+                parser = self.dialect.parser(key)
                 async for chunk in resp.aiter_bytes():
                     if not chunk:
                         continue
                     got_bytes = True
                     for event in decoder.feed(chunk):
-                        if _handle(event.data, assembler, put, key):
+                        if _deliver(parser.feed(event), put):
                             return
                 for event in decoder.close():
-                    if _handle(event.data, assembler, put, key):
+                    if _deliver(parser.feed(event), put):
                         return
                 if not got_bytes:
                     raise _Retryable(
@@ -221,10 +221,7 @@ class OpenAIClient:
                         ),
                         "empty reply",
                     )
-                raise ModelProtocolError(
-                    "the model stream ended before it was complete (no [DONE]); "
-                    "the reply was discarded"
-                )
+                put(ReplyDone(parser.end()))
         except httpx.TimeoutException as exc:
             error = ModelTransportError(
                 f"the model endpoint at {self.settings.base_url} did not answer within "
@@ -292,45 +289,13 @@ def _with_note(error: ModelError, note: str) -> ModelError:
     return type(error)(f"{error}{note}")
 
 
-def _handle(
-    data: str, assembler: StreamAssembler, put: Callable[[_QueueItem], None], key: str | None
-) -> bool:
-    """Process one SSE data payload; True when the reply is complete."""
-    if data.strip() == "[DONE]":
-        put(ReplyDone(assembler.finish()))
-        return True
-    try:
-        chunk = json.loads(data)
-    except ValueError:
-        raise ModelProtocolError(
-            f"the model endpoint sent a stream item that is not JSON: {excerpt(data, key, 120)}"
-        ) from None
-    added = assembler.feed(chunk)
-    if added:
-        put(TextDelta(added))
-    for index, call in assembler.take_ready():
-        put(ToolCallReady(index, call))
+def _deliver(items: list[StreamItem], put: Callable[[_QueueItem], None]) -> bool:
+    """Hand a parser's items on; True when the reply is complete."""
+    for item in items:
+        put(item)
+        if isinstance(item, ReplyDone):
+            return True
     return False
-
-
-def _whole_reply(raw: bytes, key: str | None) -> AssistantMessage:
-    """A non-streamed JSON completion (servers that ignore `stream: true`)."""
-    try:
-        data = json.loads(raw)
-        choice = data["choices"][0]
-        delta = choice["message"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise ModelProtocolError(
-            f"the model endpoint sent a reply that is not a chat completion: {excerpt(raw, key)}"
-        ) from None
-    assembler = StreamAssembler(secret=key)
-    assembler.feed(
-        {
-            "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}],
-            "usage": data.get("usage"),
-        }
-    )
-    return assembler.finish()
 
 
 async def _read_capped(resp: httpx.Response, cap: int) -> bytes:
@@ -342,3 +307,17 @@ async def _read_capped(resp: httpx.Response, cap: int) -> bytes:
         if size >= cap:
             break
     return b"".join(parts)[:cap]
+
+
+class OpenAIClient(ModelClient):
+    """The Chat Completions client (OpenAI and every OpenAI-compatible server)."""
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep | None = None,
+        rng: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(settings, ChatDialect(), transport=transport, sleep=sleep, rng=rng)

@@ -1,0 +1,57 @@
+"""What one provider API contributes to the shared HTTP client: its URL, headers, request body
+and stream parser. No I/O here; `client.ModelClient` does the HTTP, retries and cancellation
+the same way for every provider.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ink_ls.core.config import ModelSettings, Provider
+from ink_ls.core.messages import AssistantMessage
+from ink_ls.model.base import ModelRequest, StreamItem
+from ink_ls.model.sse import SSEEvent
+
+
+class StreamParser(Protocol):
+    """Turns one reply's SSE events into stream items; one parser per HTTP attempt."""
+
+    def feed(self, event: SSEEvent) -> list[StreamItem]:
+        """Items for one event; a `ReplyDone` (always last) means the reply is complete.
+
+        Raises `ModelError` for an error the endpoint reported inside the stream."""
+        ...
+
+    def end(self) -> AssistantMessage:
+        """The stream ended without the API's end marker: the whole reply when what arrived
+        makes one, else raise `ModelProtocolError` (the reply was cut off)."""
+        ...
+
+
+class Dialect(Protocol):
+    """One provider API (Chat Completions, Responses, Anthropic Messages)."""
+
+    @property
+    def name(self) -> Provider:
+        """The dialect's name: also the key of its fields in messages' `extra`."""
+        ...
+
+    def url(self, base_url: str) -> str:
+        """The streaming endpoint under `base_url`."""
+        ...
+
+    def headers(self, key: str | None) -> dict[str, str]:
+        """Request headers, the API key included (never logged)."""
+        ...
+
+    def body(self, request: ModelRequest, settings: ModelSettings) -> dict[str, object]:
+        """The JSON request body for one streamed reply."""
+        ...
+
+    def parser(self, secret: str | None) -> StreamParser:
+        """A fresh parser for one attempt; `secret` is masked in every error text."""
+        ...
+
+    def whole_reply(self, raw: bytes, secret: str | None) -> AssistantMessage:
+        """A reply sent as one JSON document instead of a stream."""
+        ...
