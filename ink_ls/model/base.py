@@ -30,6 +30,13 @@ class TextDelta:
 
 
 @dataclass
+class ThinkingDelta:
+    """A piece of the model's visible reasoning (shown to the user, never part of the answer)."""
+
+    text: str
+
+
+@dataclass
 class ToolCallReady:
     """A tool call whose arguments are complete in the stream (the next call began, or the
     reply finished without hitting the token limit), before the reply is done.
@@ -51,7 +58,7 @@ class ReplyDone:
     message: AssistantMessage
 
 
-StreamItem = TextDelta | ToolCallReady | ReplyDone
+StreamItem = TextDelta | ThinkingDelta | ToolCallReady | ReplyDone
 
 
 class Model(Protocol):

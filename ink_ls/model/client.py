@@ -25,6 +25,7 @@ from ink_ls.model.base import (
     ReplyDone,
     StreamItem,
     TextDelta,
+    ThinkingDelta,
     ToolCallReady,
 )
 from ink_ls.model.convert import request_body
@@ -36,12 +37,17 @@ from ink_ls.model.errors import (
     excerpt,
     is_context_length_error,
     redact,
+    stream_error,
 )
 from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
-from ink_ls.model.sse import SSEDecoder
+from ink_ls.model.sse import SSEDecoder, SSEEvent
 
 log = logging.getLogger(__name__)
 
+_CUT_OFF = (
+    "the reply was cut off: the model endpoint closed the stream before the reply was "
+    "complete (no finish_reason); the partial reply was discarded"
+)
 _ERROR_BODY_CAP = 64 * 1024
 _JSON_BODY_CAP = 16 * 1024 * 1024
 
@@ -64,7 +70,7 @@ class _Cancelled:
 
 
 _CANCELLED = _Cancelled()
-_QueueItem = TextDelta | ToolCallReady | ReplyDone | BaseException | _Cancelled
+_QueueItem = StreamItem | BaseException | _Cancelled
 
 
 class OpenAIClient:
@@ -204,16 +210,25 @@ class OpenAIClient:
                     return
                 decoder = SSEDecoder()
                 assembler = StreamAssembler(secret=key)
-                async for chunk in resp.aiter_bytes():
-                    if not chunk:
-                        continue
-                    got_bytes = True
-                    for event in decoder.feed(chunk):
-                        if _handle(event.data, assembler, put, key):
-                            return
+                try:
+                    async for chunk in resp.aiter_bytes():
+                        if not chunk:
+                            continue
+                        got_bytes = True
+                        for event in decoder.feed(chunk):
+                            if _handle(event, assembler, put, key):
+                                return
+                except httpx.TransportError:
+                    if not assembler.finished:
+                        raise
+                    # the finish chunk arrived: the reply is whole, only its end was lost
+                    log.info("the model stream closed uncleanly after its finish_reason")
                 for event in decoder.close():
-                    if _handle(event.data, assembler, put, key):
+                    if _handle(event, assembler, put, key):
                         return
+                if assembler.finished:  # no [DONE] after the finish chunk (ik_llama.cpp, …)
+                    put(ReplyDone(assembler.finish()))
+                    return
                 if not got_bytes:
                     raise _Retryable(
                         ModelProtocolError(
@@ -221,10 +236,7 @@ class OpenAIClient:
                         ),
                         "empty reply",
                     )
-                raise ModelProtocolError(
-                    "the model stream ended before it was complete (no [DONE]); "
-                    "the reply was discarded"
-                )
+                raise ModelProtocolError(_CUT_OFF)
         except httpx.TimeoutException as exc:
             error = ModelTransportError(
                 f"the model endpoint at {self.settings.base_url} did not answer within "
@@ -237,9 +249,7 @@ class OpenAIClient:
         except httpx.TransportError as exc:
             detail = redact(str(exc) or type(exc).__name__, key)
             if got_bytes:
-                raise ModelTransportError(
-                    f"the connection to the model endpoint dropped mid-reply ({detail})"
-                ) from None
+                raise ModelTransportError(f"{_CUT_OFF} ({detail})") from None
             raise _Retryable(
                 ModelTransportError(
                     f"cannot reach the model endpoint at {self.settings.base_url} ({detail}); "
@@ -293,9 +303,12 @@ def _with_note(error: ModelError, note: str) -> ModelError:
 
 
 def _handle(
-    data: str, assembler: StreamAssembler, put: Callable[[_QueueItem], None], key: str | None
+    event: SSEEvent, assembler: StreamAssembler, put: Callable[[_QueueItem], None], key: str | None
 ) -> bool:
-    """Process one SSE data payload; True when the reply is complete."""
+    """Process one SSE event; True when the reply is complete."""
+    data = event.data
+    if event.event == "error":  # `event: error` or llama.cpp's `error:` line
+        raise stream_error(data, key, started=bool(assembler.text))
     if data.strip() == "[DONE]":
         put(ReplyDone(assembler.finish()))
         return True
@@ -306,6 +319,9 @@ def _handle(
             f"the model endpoint sent a stream item that is not JSON: {excerpt(data, key, 120)}"
         ) from None
     added = assembler.feed(chunk)
+    thought = assembler.take_thinking()
+    if thought:
+        put(ThinkingDelta(thought))
     if added:
         put(TextDelta(added))
     for index, call in assembler.take_ready():
