@@ -157,9 +157,7 @@ def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
         "stream": True,
     }
     if request.system:
-        body["system"] = [
-            {"type": "text", "text": request.system, "cache_control": dict(CACHE)}
-        ]
+        body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(CACHE)}]
     if request.tools:
         body["tools"] = [
             {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}

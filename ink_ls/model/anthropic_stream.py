@@ -46,6 +46,11 @@ def _str(value: Any) -> str:
 class AnthropicParser:
     """One Messages stream (`message_start` … `message_stop`)."""
 
+    cut_off = (
+        "the reply was cut off: the model endpoint closed the stream before the reply was "
+        "complete (no stop_reason); the partial reply was discarded"
+    )
+
     def __init__(self, secret: str | None) -> None:
         self._secret = secret
         self._blocks: dict[int, _Block] = {}
@@ -88,12 +93,13 @@ class AnthropicParser:
             return [ReplyDone(self._finish())]
         return []  # ping, content_block_stop, and events added later
 
+    @property
+    def finished(self) -> bool:
+        """The `message_delta` with the stop reason arrived."""
+        return self._stop is not None
+
     def end(self) -> AssistantMessage:
-        """Complete when the stop reason arrived; otherwise the reply was cut off."""
-        if self._stop is None:
-            raise ModelProtocolError(
-                "the reply was cut off: the model stream ended before the reply was complete"
-            )
+        """The reply of a stream that ended after its stop reason but before `message_stop`."""
         return self._finish()
 
     def _start(self, data: dict[str, Any]) -> list[StreamItem]:

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ink_ls.core.messages import AssistantMessage, AssistantStop, ToolCall, Usage
-from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model import extras
+from ink_ls.model.errors import ModelProtocolError, excerpt, stream_error
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ class _PartialCall:
     """Set once the stream moved past this call (its final id is fixed then)."""
     frozen: bool = False
     """Sealed with arguments that are complete JSON: later fragments are dropped."""
+    extra: extras.Extra = field(default_factory=dict)
+    """Fields of the call we keep without interpreting (Gemini's `extra_content`)."""
 
 
 def _int(value: Any) -> int:
@@ -66,6 +69,21 @@ class StreamAssembler:
         self._usage: Usage | None = None
         self._ids: set[str] = set()
         self._ready: list[tuple[int, ToolCall]] = []
+        self._extra: extras.Extra = {}
+        self._thinking: list[str] = []
+        self._thinking_new: list[str] = []
+
+    @property
+    def finished(self) -> bool:
+        """Whether the choice's `finish_reason` arrived: the reply is complete, with or
+        without a `[DONE]` after it (llama.cpp forks, proxies)."""
+        return self._finish_reason is not None
+
+    def take_thinking(self) -> str:
+        """The visible reasoning added since the last take ("" when none)."""
+        added = "".join(self._thinking_new)
+        self._thinking_new = []
+        return added
 
     @property
     def text(self) -> str:
@@ -78,9 +96,8 @@ class StreamAssembler:
             raise ModelProtocolError(
                 f"the model endpoint sent an unexpected stream item: {excerpt(str(chunk), None)}"
             )
-        if chunk.get("error") is not None:
-            detail = excerpt(_dumps(chunk), self._secret)
-            raise ModelProtocolError(f"the model endpoint reported an error mid-reply: {detail}")
+        if chunk.get("error") is not None or chunk.get("object") == "error":
+            raise stream_error(_dumps(chunk), self._secret, started=bool(self._text))
         usage = parse_usage(chunk.get("usage"))
         if usage is not None:
             self._usage = usage
@@ -97,6 +114,12 @@ class StreamAssembler:
             if isinstance(content, str) and content:
                 self._text.append(content)
                 added = content
+            for key, value in extras.unknown_fields(delta, extras.MESSAGE_FIELDS).items():
+                extras.merge_into(self._extra, key, value)
+            thought = extras.reasoning_text(delta)
+            if thought:
+                self._thinking.append(thought)
+                self._thinking_new.append(thought)
             calls = delta.get("tool_calls")
             if isinstance(calls, list):
                 for call in calls:
@@ -143,7 +166,10 @@ class StreamAssembler:
     @staticmethod
     def _call(slot: _PartialCall, call_id: str) -> ToolCall:
         arguments = "".join(slot.arguments)
-        return ToolCall(id=call_id, name=slot.name, arguments=arguments.strip() or "{}")
+        extra = {extras.DIALECT: slot.extra} if slot.extra else {}
+        return ToolCall(
+            id=call_id, name=slot.name, arguments=arguments.strip() or "{}", extra=extra
+        )
 
     def _tool_delta(self, call: dict[str, Any]) -> None:
         raw_index, raw_id = call.get("index"), call.get("id")
@@ -157,6 +183,8 @@ class StreamAssembler:
             return
         if call_id and not slot.id:
             slot.id = call_id
+        for key, value in extras.unknown_fields(call, extras.CALL_FIELDS).items():
+            extras.merge_into(slot.extra, key, value)
         fn = call.get("function")
         if isinstance(fn, dict):
             name = fn.get("name")
@@ -207,6 +235,8 @@ class StreamAssembler:
             stop_reason=stop,
             usage=self._usage or Usage(),
             error=error,
+            thinking="".join(self._thinking) or None,
+            extra={extras.DIALECT: self._extra} if self._extra else {},
         )
 
 

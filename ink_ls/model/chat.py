@@ -9,22 +9,44 @@ import json
 from ink_ls.core.config import ModelSettings, Provider
 from ink_ls.core.messages import AssistantMessage
 from ink_ls.model.assemble import StreamAssembler
-from ink_ls.model.base import ModelRequest, ReplyDone, StreamItem, TextDelta, ToolCallReady
+from ink_ls.model.base import (
+    ModelRequest,
+    ReplyDone,
+    StreamItem,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallReady,
+)
 from ink_ls.model.convert import request_body
-from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model.errors import ModelProtocolError, excerpt, stream_error
 from ink_ls.model.sse import SSEEvent
+
+CUT_OFF = (
+    "the reply was cut off: the model endpoint closed the stream before the reply was "
+    "complete (no finish_reason); the partial reply was discarded"
+)
 
 
 class ChatParser:
-    """One Chat Completions stream: `data:` chunks until `[DONE]`."""
+    """One Chat Completions stream: `data:` chunks until `[DONE]` (or, for servers that never
+    send it, until the stream ends after the `finish_reason` chunk)."""
+
+    cut_off = CUT_OFF
 
     def __init__(self, secret: str | None) -> None:
         self._secret = secret
         self._assembler = StreamAssembler(secret=secret)
 
+    @property
+    def finished(self) -> bool:
+        """The `finish_reason` chunk arrived."""
+        return self._assembler.finished
+
     def feed(self, event: SSEEvent) -> list[StreamItem]:
         """Items for one `data:` payload; `ReplyDone` at `[DONE]`."""
         data = event.data
+        if event.event == "error":  # `event: error` or llama.cpp's `error:` line
+            raise stream_error(data, self._secret, started=bool(self._assembler.text))
         if data.strip() == "[DONE]":
             return [ReplyDone(self._assembler.finish())]
         try:
@@ -36,16 +58,17 @@ class ChatParser:
             ) from None
         items: list[StreamItem] = []
         added = self._assembler.feed(chunk)
+        thought = self._assembler.take_thinking()
+        if thought:
+            items.append(ThinkingDelta(thought))
         if added:
             items.append(TextDelta(added))
         items.extend(ToolCallReady(index, call) for index, call in self._assembler.take_ready())
         return items
 
     def end(self) -> AssistantMessage:
-        """A stream without `[DONE]` is a cut reply."""
-        raise ModelProtocolError(
-            "the model stream ended before it was complete (no [DONE]); the reply was discarded"
-        )
+        """The reply after its `finish_reason`, when no `[DONE]` followed."""
+        return self._assembler.finish()
 
 
 class ChatDialect:

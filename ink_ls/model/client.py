@@ -193,6 +193,7 @@ class ModelClient:
         put: Callable[[_QueueItem], None],
     ) -> None:
         got_bytes = False
+        parser = self.dialect.parser(key)
         try:
             async with self._http.stream("POST", self._url, json=body, headers=headers) as resp:
                 if resp.status_code >= 300:
@@ -203,17 +204,25 @@ class ModelClient:
                     put(ReplyDone(self.dialect.whole_reply(raw, key)))
                     return
                 decoder = SSEDecoder()
-                parser = self.dialect.parser(key)
-                async for chunk in resp.aiter_bytes():
-                    if not chunk:
-                        continue
-                    got_bytes = True
-                    for event in decoder.feed(chunk):
-                        if _deliver(parser.feed(event), put):
-                            return
+                try:
+                    async for chunk in resp.aiter_bytes():
+                        if not chunk:
+                            continue
+                        got_bytes = True
+                        for event in decoder.feed(chunk):
+                            if _deliver(parser.feed(event), put):
+                                return
+                except httpx.TransportError:
+                    if not parser.finished:
+                        raise
+                    # the reply's end arrived: it is whole, only the stream's close was lost
+                    log.info("the model stream closed uncleanly after the reply was complete")
                 for event in decoder.close():
                     if _deliver(parser.feed(event), put):
                         return
+                if parser.finished:  # no end marker after the stop reason (ik_llama.cpp, …)
+                    put(ReplyDone(parser.end()))
+                    return
                 if not got_bytes:
                     raise _Retryable(
                         ModelProtocolError(
@@ -221,7 +230,7 @@ class ModelClient:
                         ),
                         "empty reply",
                     )
-                put(ReplyDone(parser.end()))
+                raise ModelProtocolError(parser.cut_off)
         except httpx.TimeoutException as exc:
             error = ModelTransportError(
                 f"the model endpoint at {self.settings.base_url} did not answer within "
@@ -234,9 +243,7 @@ class ModelClient:
         except httpx.TransportError as exc:
             detail = redact(str(exc) or type(exc).__name__, key)
             if got_bytes:
-                raise ModelTransportError(
-                    f"the connection to the model endpoint dropped mid-reply ({detail})"
-                ) from None
+                raise ModelTransportError(f"{parser.cut_off} ({detail})") from None
             raise _Retryable(
                 ModelTransportError(
                     f"cannot reach the model endpoint at {self.settings.base_url} ({detail}); "

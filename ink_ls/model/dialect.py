@@ -16,6 +16,17 @@ from ink_ls.model.sse import SSEEvent
 class StreamParser(Protocol):
     """Turns one reply's SSE events into stream items; one parser per HTTP attempt."""
 
+    @property
+    def cut_off(self) -> str:
+        """The sentence for a stream that ended (or dropped) before the reply was complete."""
+        ...
+
+    @property
+    def finished(self) -> bool:
+        """The reply's stop reason arrived: a stream that ends now without the API's end
+        marker still holds the whole reply (`end`)."""
+        ...
+
     def feed(self, event: SSEEvent) -> list[StreamItem]:
         """Items for one event; a `ReplyDone` (always last) means the reply is complete.
 
@@ -23,8 +34,7 @@ class StreamParser(Protocol):
         ...
 
     def end(self) -> AssistantMessage:
-        """The stream ended without the API's end marker: the whole reply when what arrived
-        makes one, else raise `ModelProtocolError` (the reply was cut off)."""
+        """The whole reply of a `finished` stream that ended without the API's end marker."""
         ...
 
 

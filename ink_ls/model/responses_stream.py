@@ -47,6 +47,13 @@ def parse_usage(raw: Any) -> Usage:
 class ResponsesParser:
     """One Responses stream (`response.created` … `response.completed`)."""
 
+    cut_off = (
+        "the reply was cut off: the model endpoint closed the stream before the response "
+        "completed; the partial reply was discarded"
+    )
+    finished = False
+    """The completing event is itself the end: there is no later marker to miss."""
+
     def __init__(self, secret: str | None) -> None:
         self._secret = secret
         self._items: dict[int, dict[str, JsonValue]] = {}
@@ -89,10 +96,8 @@ class ResponsesParser:
         return []  # created, in_progress, added, argument deltas: the done item has it all
 
     def end(self) -> AssistantMessage:
-        """A stream without `response.completed` is a cut reply."""
-        raise ModelProtocolError(
-            "the reply was cut off: the model stream ended before the response completed"
-        )
+        """Never called: a stream is `finished` only by the event that completes it."""
+        return self._finish({})
 
     def _error_text(self, data: dict[str, Any]) -> str:
         response = data.get("response")

@@ -2,7 +2,8 @@
 
 Pure and synchronous so it can be tested byte by byte; knows nothing about HTTP or JSON.
 Follows the WHATWG event-stream rules that matter for chat completions: any line ending,
-multi-line `data`, comments, and UTF-8 split across chunks.
+multi-line `data`, comments, and UTF-8 split across chunks; and one dialect: llama.cpp's
+`error: {…}` line becomes an event named `error`, like `event: error`.
 """
 
 from __future__ import annotations
@@ -74,7 +75,10 @@ class SSEDecoder:
             self._data.append(value)
         elif field == "event":
             self._event = value
-        # id, retry and unknown fields do not matter for chat completions
+        elif field == "error":  # llama.cpp's server reports a failure as an `error:` line
+            self._data.append(value)
+            self._event = "error"
+        # id, retry and other fields do not matter for chat completions
 
     def _dispatch(self, events: list[SSEEvent]) -> None:
         if self._data:

@@ -52,6 +52,11 @@ class Reply:
     hold_after: int = 0
     """Where the hold is: once call number `hold_after` has begun (so the calls before it
     are complete in the stream), or after the finish chunk when it equals the call count."""
+    raw: bytes | None = None
+    """A whole response body sent byte for byte (a real server's stream, replayed), in
+    `raw_piece`-sized writes, then the connection closes."""
+    raw_piece: int = 61
+    content_type: str = "text/event-stream"
 
 
 def text(t: str, **kw: Any) -> Reply:
@@ -88,6 +93,12 @@ class FakeModelServer:
         """The entries GET /v1/models lists (add e.g. `context_length` to report a window)."""
         self.default: Responder | None = None
         """Answers every request once the script is exhausted (None: "(script exhausted)")."""
+        self.get_routes: dict[str, Callable[[], tuple[int, Any]]] = {}
+        """Further GET paths (e.g. Ollama's `/api/ps`): path → (status, JSON body)."""
+        self.post_routes: dict[str, Responder] = {}
+        """Further POST paths (e.g. Ollama's `/api/chat`): path → the reply to send."""
+        self.native_requests: list[tuple[str, dict[str, Any]]] = []
+        """(path, body) of every request to a further route, GETs with an empty body."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -97,8 +108,17 @@ class FakeModelServer:
                 return
 
             def do_GET(self) -> None:  # /v1/models, for health checks
-                body = json.dumps({"object": "list", "data": server.models}).encode()
-                self.send_response(200)
+                route = server.get_routes.get(self.path)
+                status, answer = 200, {"object": "list", "data": server.models}
+                if route is not None:
+                    with server._cond:
+                        server.native_requests.append((self.path, {}))
+                        server._cond.notify_all()
+                    status, answer = route()
+                elif not self.path.endswith("/models"):
+                    status, answer = 404, {"error": "not found"}
+                body = json.dumps(answer).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -111,7 +131,14 @@ class FakeModelServer:
                     payload = json.loads(raw)
                 except ValueError:
                     payload = {"_invalid": raw.decode("utf-8", "replace")}
-                reply = server._next(payload, dict(self.headers))
+                route = server.post_routes.get(self.path)
+                if route is not None:
+                    with server._cond:
+                        server.native_requests.append((self.path, payload))
+                        server._cond.notify_all()
+                    reply = route(payload)
+                else:
+                    reply = server._next(payload, dict(self.headers))
                 try:
                     server._send(self, reply)
                 except (BrokenPipeError, ConnectionResetError):
@@ -171,6 +198,9 @@ class FakeModelServer:
             return f"call_{self._counter}"
 
     def _send(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        if reply.raw is not None and reply.status == 200:
+            self._send_raw(h, reply, reply.raw)
+            return
         if reply.status != 200:
             body = reply.body if reply.body is not None else '{"error":{"message":"error"}}'
             data = body.encode()
@@ -215,6 +245,16 @@ class FakeModelServer:
                 time.sleep(reply.delay)
         if not reply.no_done:
             h.wfile.write(b"data: [DONE]\n\n")
+            h.wfile.flush()
+
+    def _send_raw(self, h: BaseHTTPRequestHandler, reply: Reply, raw: bytes) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", reply.content_type)
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.close_connection = True
+        for i in range(0, len(raw), reply.raw_piece):
+            h.wfile.write(raw[i : i + reply.raw_piece])
             h.wfile.flush()
 
     def _hold(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
