@@ -56,6 +56,9 @@ class Reply:
     """A whole response body sent byte for byte (a real server's stream, replayed), in
     `raw_piece`-sized writes, then the connection closes."""
     raw_piece: int = 61
+    raw_hold_at: int | None = None
+    """With `raw` and `hold`: the byte offset where the stream holds (keep-alive comments)
+    until `hold` is set or the client goes away (a cancel mid-stream)."""
     content_type: str = "text/event-stream"
 
 
@@ -83,6 +86,10 @@ class FakeModelServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
+        """The path of each scripted request (`/v1/chat/completions`, `/v1/messages`, …)."""
+        self.bodies: list[bytes] = []
+        """Each scripted request's body as sent, byte for byte."""
         self._script: deque[Reply | Responder] = deque()
         self._cond = threading.Condition()
         self._counter = 0
@@ -138,7 +145,7 @@ class FakeModelServer:
                         server._cond.notify_all()
                     reply = route(payload)
                 else:
-                    reply = server._next(payload, dict(self.headers))
+                    reply = server._next(payload, dict(self.headers), self.path, raw)
                 try:
                     server._send(self, reply)
                 except (BrokenPipeError, ConnectionResetError):
@@ -181,8 +188,12 @@ class FakeModelServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def _next(self, payload: dict[str, Any], headers: dict[str, str]) -> Reply:
+    def _next(
+        self, payload: dict[str, Any], headers: dict[str, str], path: str = "", raw: bytes = b""
+    ) -> Reply:
         with self._cond:
+            self.paths.append(path)
+            self.bodies.append(raw)
             self.requests.append(payload)
             self.request_headers.append(headers)
             self._cond.notify_all()
@@ -253,8 +264,15 @@ class FakeModelServer:
         h.send_header("Connection", "close")
         h.end_headers()
         h.close_connection = True
+        at = reply.raw_hold_at if reply.hold is not None else None
         for i in range(0, len(raw), reply.raw_piece):
-            h.wfile.write(raw[i : i + reply.raw_piece])
+            piece = raw[i : i + reply.raw_piece]
+            if at is not None and i <= at < i + len(piece):
+                h.wfile.write(piece[: at - i])
+                h.wfile.flush()
+                self._hold(h, reply)
+                piece, at = piece[at - i :], None
+            h.wfile.write(piece)
             h.wfile.flush()
 
     def _hold(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
