@@ -23,7 +23,7 @@ from ink_ls.core.messages import (
 from ink_ls.core.signal import CancelController
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, ThinkingDelta, ToolCallReady
 from tests.fakes.model_server import FakeModelServer, Reply
-from tests.fakes.providers import AnthropicTurn, anthropic_error, anthropic_stream, replay
+from tests.fakes.providers import AnthropicTurn, anthropic_error, anthropic_stream, replay, sse
 from tests.unit.model.conftest import MakeClient, SleepRecorder, collect
 
 KEY = "sk-ant-api03-unit-4242"
@@ -108,7 +108,9 @@ async def test_a_thinking_tool_use_stream_is_assembled_with_its_blocks_exact(
     done = items[-1]
     assert isinstance(done, ReplyDone)
     msg = done.message
-    call = ToolCall(id="toolu_01A09q90qw90lq917835lq9", name="read", arguments='{"path": "README.md"}')
+    call = ToolCall(
+        id="toolu_01A09q90qw90lq917835lq9", name="read", arguments='{"path": "README.md"}'
+    )
     assert [r.call for r in ready] == [call]
     assert (msg.text, msg.tool_calls, msg.stop_reason) == ("Let me read it.", [call], "tool_use")
     assert msg.thinking == TURN.thinking[0][0]
@@ -194,7 +196,7 @@ async def test_an_error_event_mid_stream_fails_with_the_servers_message(
 ) -> None:
     raw = anthropic_stream(AnthropicTurn(text="Partial"))
     cut = raw[: raw.index(b"event: message_delta")]
-    error = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    error = sse("error", json.loads(anthropic_error("overloaded_error", "Overloaded")))
     server.push(Reply(raw=cut + error))
     with pytest.raises(ModelError) as info:
         await collect(anthropic(make_client), REQ)
@@ -225,7 +227,9 @@ async def test_cancel_mid_stream_closes_the_connection(
     server: FakeModelServer, make_client: MakeClient
 ) -> None:
     hold = threading.Event()
-    server.push(replay(anthropic_stream(AnthropicTurn(text="Hello there", hold_after_text=True)), hold))
+    server.push(
+        replay(anthropic_stream(AnthropicTurn(text="Hello there", hold_after_text=True)), hold)
+    )
     controller = CancelController()
     client = anthropic(make_client)
     seen: list[Any] = []

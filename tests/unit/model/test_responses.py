@@ -22,7 +22,7 @@ from ink_ls.core.messages import (
 from ink_ls.core.signal import CancelController
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, ThinkingDelta, ToolCallReady
 from tests.fakes.model_server import FakeModelServer, Reply
-from tests.fakes.providers import HOLD, ResponsesTurn, responses_stream, replay, sse
+from tests.fakes.providers import HOLD, ResponsesTurn, replay, responses_stream, sse
 from tests.unit.model.conftest import MakeClient, SleepRecorder, collect
 
 KEY = "sk-proj-unit-responses-77"
