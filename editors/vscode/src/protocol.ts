@@ -42,11 +42,15 @@ export interface SessionCompactResult {
 
 export type ApprovalMode = 'ask' | 'auto' | 'readonly';
 
+/** The API a model endpoint speaks (`model.provider`). */
+export type ModelProvider = 'openai-chat' | 'openai-responses' | 'anthropic';
+
 /** `initializationOptions.ink` and `settings.ink` of `workspace/didChangeConfiguration`. */
 export interface InkSettings {
   model: {
     baseUrl?: string;
     model?: string;
+    provider?: ModelProvider;
     apiKeyEnv?: string;
     vision?: boolean;
     maxTokens?: number;
