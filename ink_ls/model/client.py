@@ -212,6 +212,9 @@ class ModelClient:
                         for event in decoder.feed(chunk):
                             if _deliver(parser.feed(event), put):
                                 return
+                        # let the consumer show what this chunk brought before the next one
+                        # (a read of buffered bytes does not yield to the event loop)
+                        await asyncio.sleep(0)
                 except httpx.TransportError:
                     if not parser.finished:
                         raise
