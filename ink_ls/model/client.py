@@ -3,6 +3,8 @@
 Owns the HTTP side only — retries before the first streamed byte, cancellation that closes
 the connection at once, and turning every failure into a `ModelError` with a sentence a user
 can act on. Request shapes live in `convert`, chunk assembly in `assemble`, SSE in `sse`.
+With the window set and Ollama behind the URL, chat goes to Ollama's native `/api/chat`
+(`ollama`), the one API that runs the model with that window.
 """
 
 from __future__ import annotations
@@ -40,7 +42,10 @@ from ink_ls.model.errors import (
     stream_error,
 )
 from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
+from ink_ls.model.ollama import DIALECT as OLLAMA
+from ink_ls.model.ollama import LineTranslator, chat_body
 from ink_ls.model.sse import SSEDecoder, SSEEvent
+from ink_ls.model.window import LOOKUP_TIMEOUT, server_root
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +95,8 @@ class OpenAIClient:
         )
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
         self._url = settings.base_url + "/chat/completions"
+        self._ollama: bool | None = None
+        """Whether the endpoint is Ollama (asked once, only when the window is set)."""
         self._sleep: Sleep = sleep or asyncio.sleep
         self._rng = rng or random.random
 
@@ -149,8 +156,15 @@ class OpenAIClient:
             queue.put_nowait(exc)
 
     async def _attempts(self, request: ModelRequest, put: Callable[[_QueueItem], None]) -> None:
-        body = request_body(request, self.settings)
         key = self.settings.resolved_api_key()
+        native = await self._native_ollama()
+        if native:  # only Ollama's own API runs the model with the window the user set
+            url, body = (
+                server_root(self.settings.base_url) + "/api/chat",
+                chat_body(request, self.settings),
+            )
+        else:
+            url, body = self._url, request_body(request, self.settings)
         headers = {"Accept": "text/event-stream"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -158,13 +172,13 @@ class OpenAIClient:
         for attempt in range(1, attempts + 1):
             log.debug(
                 "POST %s model=%s messages=%d attempt=%d",
-                self._url,
+                url,
                 self.settings.model,
                 len(body["messages"]),
                 attempt,
             )
             try:
-                await self._once(body, headers, key, put)
+                await self._once(url, body, headers, key, put, native=native)
                 return
             except _Retryable as retry:
                 if attempt == attempts:
@@ -191,22 +205,48 @@ class OpenAIClient:
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, self._rng())
 
+    async def _native_ollama(self) -> bool:
+        """True when the window is set and the endpoint is Ollama (`GET /api/version`)."""
+        if self._ollama is None:
+            self._ollama = False
+            if self.settings.context_window is not None:
+                root = server_root(self.settings.base_url)
+                try:
+                    resp = await self._http.get(root + "/api/version", timeout=LOOKUP_TIMEOUT)
+                    answer = resp.json() if resp.is_success else None
+                except (httpx.HTTPError, ValueError):
+                    answer = None
+                self._ollama = isinstance(answer, dict) and isinstance(answer.get("version"), str)
+                if self._ollama:
+                    log.info("Ollama at %s: chat goes to its native /api/chat (num_ctx)", root)
+        return self._ollama
+
     async def _once(
         self,
+        url: str,
         body: dict[str, object],
         headers: dict[str, str],
         key: str | None,
         put: Callable[[_QueueItem], None],
+        *,
+        native: bool = False,
     ) -> None:
         got_bytes = False
         try:
-            async with self._http.stream("POST", self._url, json=body, headers=headers) as resp:
+            async with self._http.stream("POST", url, json=body, headers=headers) as resp:
                 if resp.status_code >= 300:
                     raw = await _read_capped(resp, _ERROR_BODY_CAP)
                     raise self._status_error(resp, raw, key)
                 if resp.headers.get("content-type", "").startswith("application/json"):
                     raw = await _read_capped(resp, _JSON_BODY_CAP)
                     put(ReplyDone(_whole_reply(raw, key)))
+                    return
+                if native:
+                    seen = [False]
+                    try:
+                        await _read_ollama(resp, key, put, seen)
+                    finally:
+                        got_bytes = seen[0]
                     return
                 decoder = SSEDecoder()
                 assembler = StreamAssembler(secret=key)
@@ -318,6 +358,12 @@ def _handle(
         raise ModelProtocolError(
             f"the model endpoint sent a stream item that is not JSON: {excerpt(data, key, 120)}"
         ) from None
+    _feed(chunk, assembler, put)
+    return False
+
+
+def _feed(chunk: object, assembler: StreamAssembler, put: Callable[[_QueueItem], None]) -> None:
+    """One decoded chunk into the assembler; what it completed goes to the consumer."""
     added = assembler.feed(chunk)
     thought = assembler.take_thinking()
     if thought:
@@ -326,7 +372,32 @@ def _handle(
         put(TextDelta(added))
     for index, call in assembler.take_ready():
         put(ToolCallReady(index, call))
-    return False
+
+
+async def _read_ollama(
+    resp: httpx.Response, key: str | None, put: Callable[[_QueueItem], None], seen: list[bool]
+) -> None:
+    """Ollama's native stream: one JSON object per line, the last with `done: true`.
+    `seen[0]` turns True with the first line (no retry after it)."""
+    assembler = StreamAssembler(secret=key, dialect=OLLAMA)
+    lines = LineTranslator()
+    async for line in resp.aiter_lines():
+        if not line.strip():
+            continue
+        seen[0] = True
+        try:
+            item = json.loads(line)
+        except ValueError:
+            raise ModelProtocolError(
+                f"Ollama sent a stream line that is not JSON: {excerpt(line, key, 120)}"
+            ) from None
+        _feed(lines.chunk(item), assembler, put)
+        if assembler.finished:
+            put(ReplyDone(assembler.finish()))
+            return
+    if not seen[0]:
+        raise _Retryable(ModelProtocolError("Ollama sent an empty reply"), "empty reply")
+    raise ModelTransportError(_CUT_OFF)
 
 
 def _whole_reply(raw: bytes, key: str | None) -> AssistantMessage:
