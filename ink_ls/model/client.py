@@ -41,9 +41,9 @@ from ink_ls.model.errors import (
     redact,
     stream_error,
 )
-from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
 from ink_ls.model.ollama import DIALECT as OLLAMA
 from ink_ls.model.ollama import LineTranslator, chat_body
+from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
 from ink_ls.model.sse import SSEDecoder, SSEEvent
 from ink_ls.model.window import LOOKUP_TIMEOUT, server_root
 
