@@ -26,6 +26,7 @@ from ink_ls.model.anthropic_stream import AnthropicParser, reply_from_message
 from ink_ls.model.base import ModelRequest
 from ink_ls.model.convert import image_placeholder
 from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model.sse import SSEDecoder
 
 NAME: Provider = "anthropic"
 API_VERSION = "2023-06-01"
@@ -187,6 +188,9 @@ class AnthropicDialect:
 
     def body(self, request: ModelRequest, settings: ModelSettings) -> dict[str, object]:
         return request_body(request, settings)
+
+    def decoder(self) -> SSEDecoder:
+        return SSEDecoder()
 
     def parser(self, secret: str | None) -> AnthropicParser:
         return AnthropicParser(secret)

@@ -61,8 +61,10 @@ def parse_usage(raw: Any) -> Usage | None:
 class StreamAssembler:
     """Feed each decoded `data:` object to `feed`; call `finish` after `[DONE]`."""
 
-    def __init__(self, *, secret: str | None = None) -> None:
+    def __init__(self, *, secret: str | None = None, dialect: str = extras.DIALECT) -> None:
         self._secret = secret
+        self._dialect = dialect
+        """The key under which the fields we keep are stored in `extra`."""
         self._text: list[str] = []
         self._calls: list[_PartialCall] = []
         self._finish_reason: str | None = None
@@ -163,10 +165,9 @@ class StreamAssembler:
         self._ids.add(call_id)
         return call_id
 
-    @staticmethod
-    def _call(slot: _PartialCall, call_id: str) -> ToolCall:
+    def _call(self, slot: _PartialCall, call_id: str) -> ToolCall:
         arguments = "".join(slot.arguments)
-        extra = {extras.DIALECT: slot.extra} if slot.extra else {}
+        extra = {self._dialect: slot.extra} if slot.extra else {}
         return ToolCall(
             id=call_id, name=slot.name, arguments=arguments.strip() or "{}", extra=extra
         )
@@ -236,7 +237,7 @@ class StreamAssembler:
             usage=self._usage or Usage(),
             error=error,
             thinking="".join(self._thinking) or None,
-            extra={extras.DIALECT: self._extra} if self._extra else {},
+            extra={self._dialect: self._extra} if self._extra else {},
         )
 
 

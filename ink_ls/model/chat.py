@@ -19,7 +19,7 @@ from ink_ls.model.base import (
 )
 from ink_ls.model.convert import request_body
 from ink_ls.model.errors import ModelProtocolError, excerpt, stream_error
-from ink_ls.model.sse import SSEEvent
+from ink_ls.model.sse import SSEDecoder, SSEEvent
 
 CUT_OFF = (
     "the reply was cut off: the model endpoint closed the stream before the reply was "
@@ -89,6 +89,9 @@ class ChatDialect:
 
     def body(self, request: ModelRequest, settings: ModelSettings) -> dict[str, object]:
         return request_body(request, settings)
+
+    def decoder(self) -> SSEDecoder:
+        return SSEDecoder()
 
     def parser(self, secret: str | None) -> ChatParser:
         return ChatParser(secret)

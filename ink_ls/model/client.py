@@ -2,8 +2,10 @@
 
 Owns the HTTP side only — retries before the first streamed byte, cancellation that closes
 the connection at once, and turning every failure into a `ModelError` with a sentence a user
-can act on. What differs per API (URL, headers, body, stream parsing) is a `Dialect`
-(`chat`, `responses`, `anthropic`); SSE framing is `sse`.
+can act on. What differs per API (URL, headers, body, framing, stream parsing) is a `Dialect`
+(`chat`, `responses`, `anthropic`); SSE framing is `sse`. With the window set and Ollama
+behind a Chat Completions URL, chat goes to Ollama's native `/api/chat` (`ollama_dialect`),
+the one API that runs the model with that window.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from ink_ls.model.errors import (
     redact,
 )
 from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
-from ink_ls.model.sse import SSEDecoder
+from ink_ls.model.window import LOOKUP_TIMEOUT, server_root
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +87,8 @@ class ModelClient:
         )
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
         self.dialect = dialect
-        self._url = dialect.url(settings.base_url)
+        self._ollama: bool | None = None
+        """Whether the endpoint is Ollama (asked once, only for chat with the window set)."""
         self._sleep: Sleep = sleep or asyncio.sleep
         self._rng = rng or random.random
 
@@ -145,20 +148,26 @@ class ModelClient:
             queue.put_nowait(exc)
 
     async def _attempts(self, request: ModelRequest, put: Callable[[_QueueItem], None]) -> None:
-        body = self.dialect.body(request, self.settings)
+        dialect = self.dialect
+        if dialect.name == "openai-chat" and await self._native_ollama():
+            from ink_ls.model.ollama_dialect import OllamaDialect
+
+            dialect = OllamaDialect()  # only Ollama's own API runs the model with the window
+        url = dialect.url(self.settings.base_url)
+        body = dialect.body(request, self.settings)
         key = self.settings.resolved_api_key()
-        headers = self.dialect.headers(key)
+        headers = dialect.headers(key)
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             log.debug(
                 "POST %s model=%s messages=%d attempt=%d",
-                self._url,
+                url,
                 self.settings.model,
                 len(request.messages),
                 attempt,
             )
             try:
-                await self._once(body, headers, key, put)
+                await self._once(dialect, url, body, headers, key, put)
                 return
             except _Retryable as retry:
                 if attempt == attempts:
@@ -185,25 +194,43 @@ class ModelClient:
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, self._rng())
 
+    async def _native_ollama(self) -> bool:
+        """True when the window is set and the endpoint is Ollama (`GET /api/version`)."""
+        if self._ollama is None:
+            self._ollama = False
+            if self.settings.context_window is not None:
+                root = server_root(self.settings.base_url)
+                try:
+                    resp = await self._http.get(root + "/api/version", timeout=LOOKUP_TIMEOUT)
+                    answer = resp.json() if resp.is_success else None
+                except (httpx.HTTPError, ValueError):
+                    answer = None
+                self._ollama = isinstance(answer, dict) and isinstance(answer.get("version"), str)
+                if self._ollama:
+                    log.info("Ollama at %s: chat goes to its native /api/chat (num_ctx)", root)
+        return self._ollama
+
     async def _once(
         self,
+        dialect: Dialect,
+        url: str,
         body: dict[str, object],
         headers: dict[str, str],
         key: str | None,
         put: Callable[[_QueueItem], None],
     ) -> None:
         got_bytes = False
-        parser = self.dialect.parser(key)
+        parser = dialect.parser(key)
         try:
-            async with self._http.stream("POST", self._url, json=body, headers=headers) as resp:
+            async with self._http.stream("POST", url, json=body, headers=headers) as resp:
                 if resp.status_code >= 300:
                     raw = await _read_capped(resp, _ERROR_BODY_CAP)
                     raise self._status_error(resp, raw, key)
                 if resp.headers.get("content-type", "").startswith("application/json"):
                     raw = await _read_capped(resp, _JSON_BODY_CAP)
-                    put(ReplyDone(self.dialect.whole_reply(raw, key)))
+                    put(ReplyDone(dialect.whole_reply(raw, key)))
                     return
-                decoder = SSEDecoder()
+                decoder = dialect.decoder()
                 try:
                     async for chunk in resp.aiter_bytes():
                         if not chunk:

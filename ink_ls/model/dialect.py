@@ -13,6 +13,19 @@ from ink_ls.model.base import ModelRequest, StreamItem
 from ink_ls.model.sse import SSEEvent
 
 
+class EventDecoder(Protocol):
+    """Splits a response body into events (`sse.SSEDecoder`; one line per event for
+    Ollama's native stream)."""
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        """The events `chunk` completed."""
+        ...
+
+    def close(self) -> list[SSEEvent]:
+        """End of the body: a last event that lacked its terminator."""
+        ...
+
+
 class StreamParser(Protocol):
     """Turns one reply's SSE events into stream items; one parser per HTTP attempt."""
 
@@ -56,6 +69,10 @@ class Dialect(Protocol):
 
     def body(self, request: ModelRequest, settings: ModelSettings) -> dict[str, object]:
         """The JSON request body for one streamed reply."""
+        ...
+
+    def decoder(self) -> EventDecoder:
+        """A fresh framing decoder for one attempt's body."""
         ...
 
     def parser(self, secret: str | None) -> StreamParser:

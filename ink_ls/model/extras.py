@@ -24,8 +24,9 @@ MESSAGE_FIELDS = frozenset(
 """Delta fields of the assistant message we interpret or that are response-only."""
 CALL_FIELDS = frozenset({"index", "id", "type", "function"})
 """Tool-call delta fields we interpret."""
-REASONING_FIELDS = ("reasoning_content", "reasoning")
-"""String fields holding visible reasoning (DeepSeek, vLLM, SGLang, Qwen, OpenRouter, Ollama)."""
+REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
+"""String fields holding visible reasoning (DeepSeek, vLLM, SGLang, Qwen, OpenRouter, Ollama's
+OpenAI layer; `thinking` is Ollama's native field)."""
 _APPENDED_IN_ITEMS = frozenset({"text", "summary"})
 
 Extra = dict[str, JsonValue]

@@ -27,6 +27,7 @@ from ink_ls.model.base import ModelRequest
 from ink_ls.model.convert import image_placeholder
 from ink_ls.model.errors import ModelProtocolError, excerpt
 from ink_ls.model.responses_stream import ResponsesParser, reply_from_response
+from ink_ls.model.sse import SSEDecoder
 
 NAME: Provider = "openai-responses"
 INCLUDE = ["reasoning.encrypted_content"]
@@ -170,6 +171,9 @@ class ResponsesDialect:
 
     def body(self, request: ModelRequest, settings: ModelSettings) -> dict[str, object]:
         return request_body(request, settings)
+
+    def decoder(self) -> SSEDecoder:
+        return SSEDecoder()
 
     def parser(self, secret: str | None) -> ResponsesParser:
         return ResponsesParser(secret)

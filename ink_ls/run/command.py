@@ -134,7 +134,7 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
     err = _stderr()
     ui = err if json_mode else Console(highlight=False)
-    view = None if json_mode else TerminalView(ui, setup.cwd)
+    view = None if json_mode else TerminalView(ui, setup.cwd, err=err)
     sink: EventSink
     if view is None:
         sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
@@ -146,7 +146,8 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
     gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
-    window = await factory.window(setup.settings)
+    window_info = await factory.window_info(setup.settings)
+    window = window_info.tokens
     instructions = ProjectInstructions(setup.cwd)
     hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
     for server in hub.status():  # the run goes on without a server that cannot start
@@ -174,7 +175,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
     if not json_mode:
         err.print(
             f"session {setup.session.id} · {setup.settings.model} at "
-            f"{setup.settings.base_url} · window {window:,} tokens",
+            f"{setup.settings.base_url} · {window_info.describe()}",
             style="dim",
             markup=False,
         )

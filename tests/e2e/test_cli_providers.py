@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e._providers import ANSWER, CALL_ID, SCENARIOS, Scenario
+from tests.e2e._providers import ANSWER, CALL_ID, SCENARIOS, SUMMARY, THOUGHT, Scenario
 from tests.e2e.test_cli_run import WAIT, Run, env, fake, ink, ws  # noqa: F401  (fixtures)
 from tests.fakes.model_server import FakeModelServer
 
@@ -37,6 +37,9 @@ async def test_a_thinking_tool_turn_reads_the_file_and_answers(
     assert fake.paths == [scenario.path, scenario.path]
     end = run.events[-1]
     assert (end["type"], end["stop_reason"], end["text"]) == ("run_end", "completed", ANSWER)
+    thought = THOUGHT if scenario.provider == "anthropic" else SUMMARY
+    deltas = [e["text"] for e in run.events if e["type"] == "thinking_delta"]
+    assert "".join(deltas) == thought
     tool_end = next(e for e in run.events if e["type"] == "tool_end")
     assert tool_end["tool_call_id"] == CALL_ID[scenario.provider]
     assert tool_end["is_error"] is False
@@ -60,7 +63,10 @@ async def test_the_usage_line_counts_cached_tokens_once_per_reply(
     assert run.proc.returncode == 0, err.decode()
     assert out.decode().splitlines()[-1] == ANSWER
     tokens_in, cached, tokens_out = scenario.usage
-    summary = err.decode().splitlines()[1]
+    lines = err.decode().splitlines()
+    thought = THOUGHT.strip() if scenario.provider == "anthropic" else SUMMARY
+    assert any(thought in line for line in lines), lines  # the thinking is shown, dim
+    summary = next(line for line in lines if line.startswith("completed · "))
     assert summary.startswith(
         f"completed · {tokens_in:,} tokens in ({cached:,} cached), {tokens_out:,} out · "
     ), summary

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ink_ls.protocol import methods
-from tests.e2e._providers import ANSWER, CALL_ID, SCENARIOS, Scenario
+from tests.e2e._providers import ANSWER, CALL_ID, SCENARIOS, SUMMARY, THOUGHT, Scenario
 from tests.e2e.conftest import SECRET, WAIT, Starter
 from tests.fakes.model_server import FakeModelServer
 
@@ -43,6 +43,9 @@ async def test_a_thinking_tool_turn_ends_with_the_exact_answer(
     assert (result["stopReason"], result["text"]) == ("end_turn", ANSWER)
     assert model.paths == [scenario.path, scenario.path]
     scenario.check_follow_up(model.requests[1], model.bodies[1])
+    thought = THOUGHT if scenario.provider == "anthropic" else SUMMARY
+    shown = [u["update"] for u in client.updates if u["update"]["sessionUpdate"] == "thinking"]
+    assert "".join(u["content"]["text"] for u in shown) == thought
     calls = client.tool_updates(CALL_ID[scenario.provider])
     assert calls and calls[-1].get("status") == "completed"
     usage = [u["update"] for u in client.updates if u["update"]["sessionUpdate"] == "usage_update"]

@@ -197,6 +197,12 @@ export interface AgentMessageChunk {
   content: TextContent;
 }
 
+/** The model's visible reasoning, streamed; not part of the answer (shown collapsed). */
+export interface ThinkingChunk {
+  sessionUpdate: 'thinking';
+  content: TextContent;
+}
+
 /** A user prompt, sent when a session is replayed by `ink/session/load`. */
 export interface UserMessageChunk {
   sessionUpdate: 'user_message_chunk';
@@ -237,6 +243,8 @@ export interface UsageUpdate {
   /** What the conversation holds now, and the model's window. */
   contextTokens?: number;
   contextWindow?: number;
+  /** Where the window figure came from (`Ollama runtime`, `llama.cpp n_ctx`, `configured`…). */
+  contextWindowSource?: string;
   /** Totals of the session. */
   sessionInputTokens?: number;
   sessionOutputTokens?: number;
@@ -280,6 +288,7 @@ export interface TurnEndUpdate {
 
 export type SessionUpdate =
   | AgentMessageChunk
+  | ThinkingChunk
   | UserMessageChunk
   | ToolCallRegistered
   | ToolCallUpdate

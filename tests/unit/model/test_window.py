@@ -10,10 +10,10 @@ from ink_ls.model.window import resolve_context_window, window_from_models
 
 def test_each_servers_field_is_understood() -> None:
     for entry, expected in (
-        ({"id": "m", "max_model_len": 8192}, 8192),  # vLLM
-        ({"id": "m", "context_length": 131072}, 131072),  # OpenRouter, LM Studio
-        ({"id": "m", "meta": {"n_ctx_train": 4096}}, 4096),  # llama.cpp
-        ({"id": "m", "top_provider": {"context_length": 2048}}, 2048),
+        ({"id": "m", "max_model_len": 8192}, (8192, "max_model_len")),  # vLLM
+        ({"id": "m", "context_length": 131072}, (131072, "context_length")),  # OpenRouter
+        ({"id": "m", "meta": {"n_ctx_train": 4096}}, (4096, "n_ctx_train")),  # llama.cpp
+        ({"id": "m", "top_provider": {"context_length": 2048}}, (2048, "context_length")),
         ({"id": "m", "context_length": True}, None),
         ({"id": "other", "context_length": 9}, None),
     ):
@@ -31,10 +31,10 @@ async def test_setting_then_endpoint_then_default() -> None:
     settings = ModelSettings(base_url="http://models.test/v1", model="m")
     transport = httpx.MockTransport(answer)
     assert await resolve_context_window(settings, transport=transport) == 65536
-    assert asked == ["http://models.test/v1/models"]
+    assert "http://models.test/v1/models" in asked
     fixed = settings.model_copy(update={"context_window": 4096})
     assert await resolve_context_window(fixed, transport=transport) == 4096
-    assert len(asked) == 1
+    assert len(asked) == 4  # /models and the three native questions, nothing more
     missing = httpx.MockTransport(lambda r: httpx.Response(404, text="no such route"))
     assert await resolve_context_window(settings, transport=missing) == DEFAULT_CONTEXT_WINDOW
     broken = httpx.MockTransport(lambda r: httpx.Response(200, text="<html>"))
