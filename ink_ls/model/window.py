@@ -32,6 +32,8 @@ WINDOW_FIELDS = (
     "n_ctx",
     "n_ctx_train",
 )
+ANTHROPIC_WINDOW = 200_000
+"""The window of Anthropic's models (the 1M-token one is a beta that ink-ls does not ask for)."""
 LOOKUP_TIMEOUT = 5.0
 PRELOAD_TIMEOUT = 120.0
 """Loading a model into memory may take a while; the first turn waits for it anyway."""
@@ -155,6 +157,8 @@ async def detect_window(
     key goes only to the OpenAI-style `/models`, never to a native endpoint."""
     if settings.context_window is not None:
         return ContextWindow(settings.context_window, "configured")
+    if settings.dialect == "anthropic":  # its /models names no window; every Claude has 200k
+        return ContextWindow(ANTHROPIC_WINDOW, "Anthropic", runtime=True)
     headers = {}
     key = settings.resolved_api_key()
     if key:

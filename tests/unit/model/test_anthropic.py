@@ -22,6 +22,7 @@ from ink_ls.core.messages import (
 )
 from ink_ls.core.signal import CancelController
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, ThinkingDelta, ToolCallReady
+from ink_ls.model.errors import ModelContextLengthError, ModelHTTPError
 from tests.fakes.model_server import FakeModelServer, Reply
 from tests.fakes.providers import AnthropicTurn, anthropic_error, anthropic_stream, replay, sse
 from tests.unit.model.conftest import MakeClient, SleepRecorder, collect
@@ -245,3 +246,26 @@ async def test_cancel_mid_stream_closes_the_connection(
             return server._cond.wait_for(lambda: server.disconnects >= 1, timeout=10)
 
     assert await asyncio.to_thread(saw_disconnect)
+
+
+async def test_a_prompt_too_long_is_a_context_length_error_the_loop_compacts_on(
+    server: FakeModelServer, make_client: MakeClient
+) -> None:
+    message = "prompt is too long: 215000 tokens > 200000 maximum"
+    server.push(Reply(status=400, body=anthropic_error("invalid_request_error", message)))
+    with pytest.raises(ModelContextLengthError) as info:
+        await collect(anthropic(make_client), REQ)
+    assert info.value.body_excerpt == message
+
+
+async def test_a_refused_key_says_so_without_the_key(
+    server: FakeModelServer, make_client: MakeClient
+) -> None:
+    server.push(Reply(status=401, body=anthropic_error("authentication_error", f"bad {KEY}")))
+    with pytest.raises(ModelHTTPError) as info:
+        await collect(anthropic(make_client), REQ)
+    assert str(info.value).startswith(
+        f"the model endpoint at {server.base_url} answered HTTP 401: bad [redacted]; "
+        "check the API key"
+    )
+    assert KEY not in str(info.value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from ink_ls.core.config import DEFAULT_CONTEXT_WINDOW, ModelSettings
-from ink_ls.model.window import resolve_context_window, window_from_models
+from ink_ls.model.window import detect_window, resolve_context_window, window_from_models
 
 
 def test_each_servers_field_is_understood() -> None:
@@ -39,3 +39,16 @@ async def test_setting_then_endpoint_then_default() -> None:
     assert await resolve_context_window(settings, transport=missing) == DEFAULT_CONTEXT_WINDOW
     broken = httpx.MockTransport(lambda r: httpx.Response(200, text="<html>"))
     assert await resolve_context_window(settings, transport=broken) == DEFAULT_CONTEXT_WINDOW
+
+
+async def test_anthropic_is_known_to_run_200k_and_is_not_probed() -> None:
+    asked: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        return httpx.Response(404)
+
+    settings = ModelSettings(base_url="https://api.anthropic.com/v1", model="claude-sonnet-4-5")
+    window = await detect_window(settings, transport=httpx.MockTransport(handler))
+    assert (window.tokens, window.describe()) == (200_000, "window 200,000 tokens (Anthropic)")
+    assert asked == []
