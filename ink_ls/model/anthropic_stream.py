@@ -88,7 +88,8 @@ class AnthropicParser:
             if isinstance(delta, dict) and isinstance(delta.get("stop_reason"), str):
                 self._stop = delta["stop_reason"]
             self._take_usage(data.get("usage"))
-            return self._ready(len(self._blocks) if self._stop != "max_tokens" else 0)
+            # a reply cut at the token limit hands out no call: the loop refuses them all
+            return self._ready(None) if self._stop != "max_tokens" else []
         if kind == "message_stop":
             return [ReplyDone(self._finish())]
         return []  # ping, content_block_stop, and events added later
@@ -136,11 +137,12 @@ class AnthropicParser:
             block.parts.append(_str(delta.get("partial_json")))
         return []
 
-    def _ready(self, end: int) -> list[StreamItem]:
-        """`ToolCallReady` for the complete calls among the blocks before index `end`."""
+    def _ready(self, end: int | None) -> list[StreamItem]:
+        """`ToolCallReady` for the complete calls among the blocks before index `end` (all
+        of them for None)."""
         out: list[StreamItem] = []
         for position, (index, block) in enumerate(self._calls()):
-            if index >= end or block.handed:
+            if (end is not None and index >= end) or block.handed:
                 continue
             call = _call(block)
             try:

@@ -269,3 +269,13 @@ async def test_a_refused_key_says_so_without_the_key(
         "check the API key"
     )
     assert KEY not in str(info.value)
+
+
+async def test_a_reply_cut_at_the_token_limit_hands_out_no_call(
+    server: FakeModelServer, make_client: MakeClient
+) -> None:
+    turn = AnthropicTurn(tools=[("toolu_cut", "read", {"path": "a"})], stop_reason="max_tokens")
+    server.push(replay(anthropic_stream(turn)))
+    items = await items_of(anthropic(make_client), REQ)
+    assert not any(isinstance(i, ToolCallReady) for i in items)
+    assert items[-1].message.stop_reason == "max_tokens"
