@@ -1,7 +1,9 @@
 """A loopback HTTP server that speaks the OpenAI Chat Completions streaming API from a script.
 
-Tests push replies (text, tool calls, errors, broken streams); every request body is
-recorded. Stdlib only (ThreadingHTTPServer on 127.0.0.1:0) so any test layer can use it,
+Tests push replies (text, tool calls, errors, broken streams, or a real server's response
+replayed byte for byte with `Reply(raw=…)`); every request body is recorded. Further GET and
+POST routes (`get_routes`, `post_routes`) let it play a server's native endpoints too.
+Stdlib only (ThreadingHTTPServer on 127.0.0.1:0) so any test layer can use it,
 and `python -m tests.fakes.model_server SCRIPT.json` runs it standalone for editor tests.
 """
 

@@ -51,7 +51,7 @@
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
 
----@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'
+---@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'|'thought'
 
 ---@class ink.ChatCall  one tool call shown in the chat buffer
 ---@field id string toolCallId
