@@ -56,7 +56,8 @@ class SSEDecoder:
             return events
         buf = self._buffer + text
         self._pending_cr = buf.endswith("\r")
-        lines = _LINE_END.split(buf)
+        # most servers end lines with \n alone: str.split is several times faster than the regex
+        lines = _LINE_END.split(buf) if "\r" in buf else buf.split("\n")
         self._buffer = lines.pop()  # the unterminated rest ("" after a line end)
         for line in lines:
             self._line(line, events)
