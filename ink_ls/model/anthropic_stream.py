@@ -18,7 +18,7 @@ from pydantic import JsonValue
 
 from ink_ls.core.messages import AssistantMessage, AssistantStop, ToolCall, Usage
 from ink_ls.model.base import ReplyDone, StreamItem, TextDelta, ThinkingDelta, ToolCallReady
-from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model.errors import ModelProtocolError, excerpt, stream_error
 from ink_ls.model.sse import SSEEvent
 
 NAME = "anthropic"
@@ -69,11 +69,9 @@ class AnthropicParser:
         if not isinstance(data, dict):
             return []
         kind = _str(data.get("type")) or event.event
-        if kind == "error":
-            raise ModelProtocolError(
-                "the model endpoint reported an error mid-reply: "
-                f"{excerpt(json.dumps(data), self._secret)}"
-            )
+        if kind == "error":  # e.g. overloaded_error after the stream began
+            started = any(b.parts != [""] for b in self._blocks.values())
+            raise stream_error(json.dumps(data), self._secret, started=started)
         if kind == "message_start":
             message = data.get("message")
             if isinstance(message, dict):

@@ -17,7 +17,7 @@ from pydantic import JsonValue
 
 from ink_ls.core.messages import AssistantMessage, AssistantStop, ToolCall, Usage
 from ink_ls.model.base import ReplyDone, StreamItem, TextDelta, ThinkingDelta, ToolCallReady
-from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model.errors import ModelProtocolError, excerpt, stream_error
 from ink_ls.model.sse import SSEEvent
 
 NAME = "openai-responses"
@@ -90,23 +90,20 @@ class ResponsesParser:
             response = data.get("response")
             return [ReplyDone(self._finish(response if isinstance(response, dict) else {}))]
         if kind in ("response.failed", "error"):
-            raise ModelProtocolError(
-                f"the model endpoint reported an error mid-reply: {self._error_text(data)}"
-            )
+            started = bool(self._text or self._thinking or self._items)
+            raise stream_error(self._error_payload(data), self._secret, started=started)
         return []  # created, in_progress, added, argument deltas: the done item has it all
 
     def end(self) -> AssistantMessage:
         """Never called: a stream is `finished` only by the event that completes it."""
         return self._finish({})
 
-    def _error_text(self, data: dict[str, Any]) -> str:
+    @staticmethod
+    def _error_payload(data: dict[str, Any]) -> str:
+        """The error object of a `response.failed` (its `response.error`) or `error` event."""
         response = data.get("response")
         error = response.get("error") if isinstance(response, dict) else None
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return excerpt(error["message"], self._secret)
-        if isinstance(data.get("message"), str):
-            return excerpt(data["message"], self._secret)
-        return excerpt(json.dumps(data), self._secret)
+        return json.dumps(error if isinstance(error, dict) else data)
 
     def _item_done(self, data: dict[str, Any]) -> list[StreamItem]:
         item = data.get("item")

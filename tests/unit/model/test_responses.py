@@ -21,6 +21,7 @@ from ink_ls.core.messages import (
 )
 from ink_ls.core.signal import CancelController
 from ink_ls.model.base import ModelError, ModelRequest, ReplyDone, ThinkingDelta, ToolCallReady
+from ink_ls.model.errors import ModelContextLengthError
 from tests.fakes.model_server import FakeModelServer, Reply
 from tests.fakes.providers import HOLD, ResponsesTurn, replay, responses_stream, sse
 from tests.unit.model.conftest import MakeClient, SleepRecorder, collect
@@ -192,7 +193,29 @@ async def test_a_failed_response_fails_with_the_servers_message(
     server.push(Reply(raw=cut + failed))
     with pytest.raises(ModelError) as info:
         await collect(responses(make_client), REQ)
-    assert str(info.value) == "the model endpoint reported an error mid-reply: boom"
+    assert str(info.value) == "the model endpoint reported an error: boom"
+
+
+async def test_a_failure_for_length_before_any_output_is_a_context_length_error(
+    server: FakeModelServer, make_client: MakeClient
+) -> None:
+    raw = responses_stream(ResponsesTurn(text="unused"))
+    start = raw[: raw.index(b"event: response.output_item.added")]
+    error = {
+        "code": "context_length_exceeded",
+        "message": "Your input exceeds the context window of this model.",
+    }
+    failed = sse(
+        "response.failed",
+        {
+            "type": "response.failed",
+            "sequence_number": 2,
+            "response": {"status": "failed", "error": error},
+        },
+    )
+    server.push(Reply(raw=start + failed))
+    with pytest.raises(ModelContextLengthError):
+        await collect(responses(make_client), REQ)
 
 
 async def test_incomplete_for_the_output_limit_is_max_tokens(
