@@ -113,12 +113,15 @@ class StreamAssembler:
         added = ""
         if isinstance(delta, dict):
             content = delta.get("content")
+            thought = extras.reasoning_text(delta)
+            if isinstance(content, list):  # Mistral's reasoning models: typed parts
+                content, part_thought = extras.content_parts(content)
+                thought += part_thought
             if isinstance(content, str) and content:
                 self._text.append(content)
                 added = content
             for key, value in extras.unknown_fields(delta, extras.MESSAGE_FIELDS).items():
                 extras.merge_into(self._extra, key, value)
-            thought = extras.reasoning_text(delta)
             if thought:
                 self._thinking.append(thought)
                 self._thinking_new.append(thought)

@@ -84,3 +84,24 @@ def reasoning_text(delta: dict[str, Any]) -> str:
         if isinstance(value, str) and value:
             return value
     return ""
+
+
+def content_parts(parts: list[Any]) -> tuple[str, str]:
+    """(text, reasoning) of a `content` sent as typed parts (Mistral's Magistral:
+    `{"type": "thinking", "thinking": [{"type": "text", "text": …}]}` and `{"type": "text"}`)."""
+    text: list[str] = []
+    thought: list[str] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text" and isinstance(part.get("text"), str):
+            text.append(part["text"])
+        elif part.get("type") == "thinking":
+            inner = part.get("thinking")
+            inner = inner if isinstance(inner, list) else [inner]
+            for piece in inner:
+                if isinstance(piece, str):
+                    thought.append(piece)
+                elif isinstance(piece, dict) and isinstance(piece.get("text"), str):
+                    thought.append(piece["text"])
+    return "".join(text), "".join(thought)

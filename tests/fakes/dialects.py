@@ -345,6 +345,23 @@ def openrouter() -> Dialect:
     )
 
 
+def mistral() -> Dialect:
+    """Mistral's reasoning models (Magistral): thinking as typed `content` parts, the call whole
+    in one chunk with a 9-character id, usage on the finish chunk."""
+    top = {"model": "magistral-medium-latest"}
+    events: list[Any] = [_chunk({"role": "assistant", "content": ""}, **top)]
+    events += [
+        _chunk(
+            {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": p}]}]}, **top
+        )
+        for p in pieces(THOUGHT)
+    ]
+    call = {"id": "D681PevKs", "function": {"name": "read", "arguments": ARGS}, "index": 0}
+    events.append(_chunk({"tool_calls": [call]}, **top))
+    events.append(_chunk({"content": ""}, "tool_calls", usage=USAGE, **top))
+    return Dialect("Mistral", sse(*events), _answer(**top), THOUGHT, _tool_result_follows)
+
+
 def all_dialects() -> list[Dialect]:
     return [
         llama_cpp(done=True),
@@ -355,6 +372,7 @@ def all_dialects() -> list[Dialect]:
         deepseek(),
         gemini(),
         openrouter(),
+        mistral(),
     ]
 
 
