@@ -29,6 +29,7 @@ from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSource
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
+from ink_ls.model.base import ContextWindow
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
@@ -96,6 +97,8 @@ class PreparedTurn:
     agent: Agent
     window: int
     """The model's context window in tokens (compaction follows it)."""
+    window_info: ContextWindow
+    """That window and where the figure came from (`Ollama runtime`, `configured`, …)."""
     instructions: ProjectInstructions
 
 
@@ -124,7 +127,8 @@ class TurnBuilder:
         factory = self.factory
         model = factory.acquire_model(settings)
         try:
-            window = await factory.window(settings)
+            window_info = await factory.window_info(settings)
+            window = window_info.tokens
             if conversation.instructions is None:
                 conversation.instructions = ProjectInstructions(cwd)
             sources = await self._start_servers(front, signal)
@@ -148,7 +152,7 @@ class TurnBuilder:
                 context_window=window,
                 instructions=conversation.instructions,
             )
-            yield PreparedTurn(agent, window, conversation.instructions)
+            yield PreparedTurn(agent, window, window_info, conversation.instructions)
         finally:
             keep = current() if current is not None else settings
             await factory.release_model(settings, current=keep)

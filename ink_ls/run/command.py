@@ -140,7 +140,7 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
     err = _stderr()
     ui = err if json_mode else Console(highlight=False)
-    view = None if json_mode else TerminalView(ui, setup.cwd)
+    view = None if json_mode else TerminalView(ui, setup.cwd, err=err)
     sink: EventSink
     if view is None:
         sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
@@ -206,7 +206,7 @@ def _header(
         return
     err.print(
         f"session {setup.session.id} · {setup.settings.model} at "
-        f"{setup.settings.base_url} · window {prepared.window:,} tokens",
+        f"{setup.settings.base_url} · {prepared.window_info.describe()}",
         style="dim",
         markup=False,
     )

@@ -4,7 +4,7 @@
  * happens in settings.ts. Empty strings mean "use the server's default" and are left out.
  */
 
-import type { ApprovalMode, InkSettings } from './protocol';
+import type { ApprovalMode, InkSettings, ModelProvider } from './protocol';
 
 /** The `ink.*` settings as read from VS Code (see package.json `contributes.configuration`). */
 export interface RawSettings {
@@ -14,6 +14,8 @@ export interface RawSettings {
   legacyServerPath: string;
   baseUrl: string;
   model: string;
+  /** `ink.model.provider`: empty, or one of the provider names (passed on unchecked). */
+  provider: string;
   apiKeyEnv: string;
   vision: boolean;
   maxTokens: number | null;
@@ -53,6 +55,10 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   const name = raw.model.trim();
   if (name !== '') {
     model.model = name;
+  }
+  const provider = raw.provider.trim();
+  if (provider !== '') {
+    model.provider = provider as ModelProvider;
   }
   const apiKeyEnv = raw.apiKeyEnv.trim();
   if (apiKeyEnv !== '') {

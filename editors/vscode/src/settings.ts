@@ -18,6 +18,7 @@ export function readRawSettings(): RawSettings {
     legacyServerPath: config.get<string>('serverPath', ''),
     baseUrl: config.get<string>('model.baseUrl', ''),
     model: config.get<string>('model.name', ''),
+    provider: config.get<string>('model.provider', ''),
     apiKeyEnv: config.get<string>('model.apiKeyEnv', 'OPENAI_API_KEY'),
     vision: config.get<boolean>('model.vision', false),
     maxTokens: config.get<number | null>('model.maxTokens', null),

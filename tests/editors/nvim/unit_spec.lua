@@ -546,6 +546,33 @@ H.case('chat: usage and context share in the winbar; float layout; bad layouts a
   H.eq({ 'vertical', 50, 'ga' }, { merged.chat.layout, merged.chat.size, merged.chat.keymaps.accept })
 end)
 
+H.case('chat: reasoning is a closed Thinking fold before the call and the answer; the window source in the winbar', function()
+  vim.cmd('tabonly')
+  vim.cmd('only')
+  chat.reset()
+  vim.cmd('Ink')
+  chat.question('what do the notes say?')
+  up({ sessionUpdate = 'thinking', content = { type = 'text', text = 'Read the notes\n' } })
+  up({ sessionUpdate = 'thinking', content = { type = 'text', text = 'first.' } })
+  up({ sessionUpdate = 'tool_call', toolCallId = 'r1', title = 'read notes.txt', kind = 'read', status = 'pending', rawInput = { path = 'notes.txt' } })
+  up({ sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'Ship on Friday.' } })
+  H.eq({
+    '## You', '', 'what do the notes say?', '', '## Ink',
+    '▸ Thinking', '  Read the notes', '  first.',
+    '▸ read notes.txt',
+    '', 'Ship on Friday.',
+  }, vim.api.nvim_buf_get_lines(chat_render.buf(), 0, -1, true))
+  H.eq({ '…', 'thought' }, chat_deco(5))
+  vim.api.nvim_win_call(chat_window.windows(), function()
+    H.eq({ 6, 8 }, { vim.fn.foldclosed(6), vim.fn.foldclosedend(6) }, 'thinking fold')
+  end)
+  H.eq('r1', chat.call_for_approval('bash: ls').id, 'a Thinking block never waits for an approval')
+  up({ sessionUpdate = 'usage_update', inputTokens = 3000, outputTokens = 20, contextTokens = 3020, contextWindow = 4096, contextWindowSource = 'Ollama runtime' })
+  H.eq('Ink · 3.0k in · 20 out · context 74%% (3.0k/4.1k, Ollama runtime)', vim.wo[chat_window.windows()].winbar)
+  up({ sessionUpdate = 'warning', message = 'the prompt is larger than the window' })
+  H.contains(table.concat(vim.api.nvim_buf_get_lines(chat_render.buf(), 0, -1, true), '\n'), 'warning: the prompt is larger than the window')
+end)
+
 H.case(':help ink has valid tags for every command', function()
   -- helptags on a copy, so the test never writes a tags file into the repository
   local repo = assert(os.getenv('INK_TEST_REPO'))

@@ -41,6 +41,7 @@ local chat_layouts = { vertical = true, horizontal = true, float = true }
 local model_types = {
   baseUrl = 'string',
   model = 'string',
+  provider = 'string',
   apiKey = 'string',
   apiKeyEnv = 'string',
   vision = 'boolean',

@@ -5,6 +5,7 @@
 ---@class ink.ModelOptions
 ---@field baseUrl? string OpenAI-compatible endpoint, ending in /v1
 ---@field model? string model name sent in requests
+---@field provider? 'openai-chat'|'openai-responses'|'anthropic' the API the endpoint speaks
 ---@field apiKey? string the key itself (prefer apiKeyEnv)
 ---@field apiKeyEnv? string name of the environment variable holding the key
 ---@field vision? boolean whether the model accepts images
@@ -51,7 +52,7 @@
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
 
----@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'
+---@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'|'thought'
 
 ---@class ink.ChatCall  one tool call shown in the chat buffer
 ---@field id string toolCallId
