@@ -138,10 +138,8 @@ async def _lm_studio(http: httpx.AsyncClient, root: str, model: str) -> ContextW
     return ContextWindow(most, "LM Studio maximum") if most else None
 
 
-async def _models(
-    http: httpx.AsyncClient, base: str, model: str, headers: dict[str, str]
-) -> ContextWindow | None:
-    found = window_from_models(await _json(http, "GET", f"{base}/models", headers=headers), model)
+async def _models(http: httpx.AsyncClient, base: str, model: str) -> ContextWindow | None:
+    found = window_from_models(await _json(http, "GET", f"{base}/models"), model)
     if found is None:
         return None
     tokens, field = found
@@ -153,8 +151,9 @@ async def detect_window(
 ) -> ContextWindow:
     """`settings.context_window`, else the server's figure, else `DEFAULT_CONTEXT_WINDOW`.
 
-    Never raises: an endpoint that answers none of the questions means the default. The API
-    key goes only to the OpenAI-style `/models`, never to a native endpoint."""
+    Never raises: an endpoint that answers none of the questions means the default. Every
+    question goes to the endpoint's own origin (scheme, host and port of the base URL), with
+    its key: a `llama-server --api-key` answers `/props` only with it."""
     if settings.context_window is not None:
         return ContextWindow(settings.context_window, "configured")
     if settings.dialect == "anthropic":  # its /models names no window; every Claude has 200k
@@ -164,12 +163,14 @@ async def detect_window(
     if key:
         headers["Authorization"] = f"Bearer {key}"
     root, model = server_root(settings.base_url), settings.model
-    async with httpx.AsyncClient(transport=transport, timeout=LOOKUP_TIMEOUT) as http:
+    async with httpx.AsyncClient(
+        transport=transport, timeout=LOOKUP_TIMEOUT, headers=headers
+    ) as http:
         answers = await asyncio.gather(
             _ollama(http, root, model),
             _llama_cpp(http, root),
             _lm_studio(http, root, model),
-            _models(http, settings.base_url, model, headers),
+            _models(http, settings.base_url, model),
         )
     for found in answers:
         if found is not None:

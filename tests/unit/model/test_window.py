@@ -113,17 +113,17 @@ async def test_ollama_a_loaded_model_its_modelfile_or_its_trained_maximum() -> N
     assert (found.source, found.tokens, found.runtime) == ("Ollama trained maximum", 40960, False)
 
 
-async def test_native_endpoints_never_get_the_api_key() -> None:
-    seen: dict[str, str | None] = {}
+async def test_every_question_goes_to_the_endpoints_own_origin_with_its_key() -> None:
+    seen: dict[str, tuple[str, str | None]] = {}
 
     def answer(request: httpx.Request) -> httpx.Response:
-        seen[request.url.path] = request.headers.get("authorization")
+        seen[request.url.path] = (request.url.host, request.headers.get("authorization"))
         return httpx.Response(404)
 
     settings = ModelSettings(base_url="https://api.example.test/v1", model="m", api_key="sk-x")
     await detect_window(settings, transport=httpx.MockTransport(answer))
-    assert seen.pop("/v1/models") == "Bearer sk-x"
-    assert seen and set(seen.values()) == {None}
+    assert sorted(seen) == ["/api/ps", "/api/v0/models/m", "/props", "/v1/models"]
+    assert set(seen.values()) == {("api.example.test", "Bearer sk-x")}
 
 
 async def test_anthropic_is_known_to_run_200k_and_is_not_probed() -> None:
