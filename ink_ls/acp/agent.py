@@ -47,11 +47,13 @@ from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import OUTCOMES, AgentEvent
 from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.messages import UserMessage, text_of
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskFiles
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
@@ -83,6 +85,8 @@ class AcpSession:
     """The client's MCP servers, as given (`session/new`, `session/load`)."""
     hub: McpHub | None = None
     """Those servers with the user's and the workspace's (the turn builder starts them)."""
+    trust: WorkspaceTrust | None = None
+    """The trust decision of the session's workspace (shared by the connection's sessions)."""
     conversation: StoredConversation | None = None
     turn: CancelController | None = None
 
@@ -110,7 +114,10 @@ class InkAcpAgent:
         store: SessionStore | None = None,
         settings: Callable[[], ModelSettings] = ModelSettings.from_env,
         mode: ApprovalMode = "ask",
+        trust_workspace: bool | None = None,
     ) -> None:
+        self._trust_workspace = trust_workspace
+        self._trusts: dict[Path, WorkspaceTrust] = {}
         self._factory = factory
         self._builder = TurnBuilder(factory)
         self._store = store if store is not None else SessionStore()
@@ -154,9 +161,12 @@ class InkAcpAgent:
             agent_info=Implementation(name="ink-ls", title="Ink", version=__version__),
         )
 
-    def _open(self, stored: Session, cwd: Path, mcp_servers: list[Any] | None) -> AcpSession:
+    def _open(
+        self, stored: Session, cwd: Path, mcp_servers: list[Any] | None, meta: Any = None
+    ) -> AcpSession:
         # titles and kinds of replayed calls come from the tools themselves
         tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
+        trust = self._trust(cwd, meta)
         session = AcpSession(
             stored=stored,
             cwd=cwd,
@@ -164,9 +174,8 @@ class InkAcpAgent:
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []),
             conversation=StoredConversation.of(stored),
-            hub=McpHub.for_workspace(
-                cwd, acp_servers(mcp_servers), secret_env=ModelSettings().secret_env_names()
-            ),
+            hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers), secret_env=self._secret_env()),
+            trust=trust,
         )
         old = self._sessions.get(stored.id)
         if old is not None and old.hub is not None:
@@ -174,6 +183,25 @@ class InkAcpAgent:
         self._sessions[stored.id] = session
         self.outbox.post(stored.id, update_available_commands([rewind_command.COMMAND]))
         return session
+
+    def _secret_env(self) -> tuple[str, ...]:
+        try:
+            return self._settings().secret_env_names()
+        except ConfigError:
+            return ModelSettings().secret_env_names()
+
+    def _trust(self, cwd: Path, meta: Any) -> WorkspaceTrust:
+        """The connection's trust of `cwd`; `_meta.ink.trustWorkspace` (true/false) of
+        `session/new` / `session/load` states it, else `--trust-workspace`, else the turn
+        builder asks (`session/request_permission`) before the first prompt runs."""
+        trust = self._trusts.get(cwd)
+        if trust is None:
+            trust = workspace_trust(cwd, explicit=self._trust_workspace, interactive=True)
+            self._trusts[cwd] = trust
+        stated = meta.get("trustWorkspace") if isinstance(meta, dict) else None
+        if isinstance(stated, bool):
+            trust.explicit = stated
+        return trust
 
     async def _stop_replaced(self) -> None:
         """Stop the servers of sessions replaced by `session/load`."""
@@ -190,7 +218,7 @@ class InkAcpAgent:
             raise RequestError.internal_error(
                 {"message": f"cannot create a session: {exc}"}
             ) from None
-        self._open(stored, root, mcp_servers)
+        self._open(stored, root, mcp_servers, kwargs.get("ink"))
         await self._stop_replaced()
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
@@ -209,7 +237,7 @@ class InkAcpAgent:
             raise RequestError.resource_not_found(session_id) from None
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
-        session = self._open(stored, root, mcp_servers)
+        session = self._open(stored, root, mcp_servers, kwargs.get("ink"))
         await self._stop_replaced()
         assert session.conversation is not None
         for update in session.mapper.replay(session.conversation.messages):
@@ -309,12 +337,14 @@ class InkAcpAgent:
                 permissions.change,
                 client if fs is not None and fs.write_text_file else None,
                 sid,
+                session.cwd,
             ),
             files=(
                 ClientFiles(client, sid) if fs is not None and fs.read_text_file else DiskFiles()
             ),
             on_event=on_event,
             mcp=session.hub,
+            trust=session.trust,
             extra_tools=(PlanTool(),),
         )
 

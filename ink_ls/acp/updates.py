@@ -19,6 +19,7 @@ from acp import (
     tool_content,
     tool_diff_content,
     update_agent_message_text,
+    update_agent_thought_text,
     update_plan,
     update_tool_call,
     update_user_message,
@@ -30,9 +31,11 @@ from ink_ls.acp.plan import PLAN_TOOL, PlanParams
 from ink_ls.agent.events import (
     AgentEvent,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ToolEndEvent,
     ToolRunningEvent,
     ToolStartEvent,
+    WarningEvent,
 )
 from ink_ls.core.messages import (
     AssistantMessage,
@@ -124,6 +127,12 @@ class UpdateMapper:
             if event.parent_tool_call_id is not None or not event.text:
                 return []  # a sub-agent's text is not the answer
             return [update_agent_message_text(event.text)]
+        if isinstance(event, ThinkingDeltaEvent):
+            if event.parent_tool_call_id is not None or not event.text:
+                return []
+            return [update_agent_thought_text(event.text)]
+        if isinstance(event, WarningEvent):  # ACP has no warning update: the user reads it
+            return [update_agent_message_text(f"\n\n> ⚠ {event.message}\n\n")]
         if isinstance(event, ToolStartEvent):
             return self._start(
                 event.tool_call_id,
@@ -185,6 +194,8 @@ class UpdateMapper:
                         )
                     )
             elif isinstance(message, AssistantMessage):
+                if message.thinking:
+                    out.append(update_agent_thought_text(message.thinking))
                 if message.text:
                     out.append(update_agent_message_text(message.text))
                 for call in message.tool_calls:

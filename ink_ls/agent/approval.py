@@ -11,17 +11,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.core.config import ApprovalMode
-from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, WaitTimeoutError, race
+from ink_ls.core.signal import CancelledError, CancelSignal, WaitTimeoutError, race
 
 Choice = Literal["allow_once", "allow_always", "reject"]
-QuestionKind = Literal["command", "outside_workspace", "change"]
+QuestionKind = Literal["command", "outside_workspace", "change", "trust"]
 
 DEFAULT_APPROVAL_TIMEOUT = 600.0
 
@@ -186,20 +186,3 @@ class ApprovalGate:
         if choice == "reject":
             return GateBlock("user", "the user rejected this call")
         return GateBlock("user", "the approval prompt was dismissed")
-
-
-def yes_no(
-    prompter: Prompter, *, timeout: float = DEFAULT_APPROVAL_TIMEOUT, signal: CancelSignal = NEVER
-) -> Callable[[str, str], Awaitable[bool]]:
-    """A yes/no question through `prompter` (Allow = yes; Reject, dismissed or timeout = no);
-    e.g. starting the MCP servers a workspace's `.mcp.json` names."""
-
-    async def ask(title: str, detail: str) -> bool:
-        question = ApprovalQuestion("mcp", "mcp-servers", "command", title, detail)
-        try:
-            choice = await wait_answer(prompter(question, signal), timeout=timeout, signal=signal)
-        except WaitInterruptedError:
-            return False
-        return choice in ("allow_once", "allow_always")
-
-    return ask

@@ -116,6 +116,25 @@ class TextDeltaEvent(BaseModel):
     """Set on events forwarded from a `task` sub-agent: the id of that task call."""
 
 
+class ThinkingDeltaEvent(BaseModel):
+    """A piece of the model's visible reasoning (DeepSeek `reasoning_content`, vLLM/OpenRouter
+    `reasoning`, Anthropic thinking): shown to the user, never part of the answer."""
+
+    model_config = ConfigDict(defer_build=True)
+    type: Literal["thinking_delta"] = "thinking_delta"
+    text: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
+
+
+class WarningEvent(BaseModel):
+    """Something the user must know that does not stop the run, with what to do about it
+    (e.g. the server runs the model with a window smaller than the prompt)."""
+
+    type: Literal["warning"] = "warning"
+    message: str
+
+
 class MessageEndEvent(BaseModel):
     """An assistant message is complete and entered history."""
 
@@ -127,6 +146,8 @@ class MessageEndEvent(BaseModel):
     """Tokens the conversation holds after this reply (reported input + output), when known."""
     context_window: int | None = None
     """The model's context window, when the agent knows it."""
+    context_window_source: str | None = None
+    """Where the window figure came from (`Ollama runtime`, `configured`, `default`, …)."""
 
 
 class CompactionEvent(BaseModel):
@@ -184,10 +205,12 @@ AgentEvent = Annotated[
     | ToolSettledEvent
     | ToolEndEvent
     | TextDeltaEvent
+    | ThinkingDeltaEvent
     | MessageEndEvent
     | CompactionEvent
     | InstructionsEvent
     | UsageEvent
+    | WarningEvent
     | RunEndEvent,
     Field(discriminator="type"),
 ]

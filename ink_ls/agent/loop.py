@@ -25,6 +25,7 @@ from ink_ls.agent.events import (
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
@@ -48,6 +49,7 @@ from ink_ls.model.base import (
     ModelRequest,
     ReplyDone,
     TextDelta,
+    ThinkingDelta,
     ToolCallReady,
 )
 from ink_ls.model.errors import ModelContextLengthError
@@ -66,6 +68,8 @@ class AgentOptions:
     """At most this many concurrency-safe calls of one chunk run at once (a sliding window)."""
     context_window: int | None = None
     """The model's window in tokens; None turns compaction off (token counts still flow)."""
+    window_source: str | None = None
+    """Where the window figure came from (`Ollama runtime`, `configured`, …), for people."""
     compact_threshold: float = 0.8
     """Compact before a request would fill this share of the window."""
 
@@ -137,6 +141,7 @@ class Agent:
         self.context = ConversationContext(
             model,
             window=options.context_window,
+            source=options.window_source,
             threshold=options.compact_threshold,
             emit=self._emit,
             on_compaction=on_compaction,
@@ -396,7 +401,10 @@ class Agent:
             tokens = self.context.tokens(self.history, system, self.tools.schemas())
         self._emit(
             MessageEndEvent(
-                message=reply, context_tokens=tokens, context_window=self.context.window
+                message=reply,
+                context_tokens=tokens,
+                context_window=self.context.window,
+                context_window_source=self.context.source,
             )
         )
 
@@ -432,6 +440,8 @@ class Agent:
             if isinstance(item, TextDelta):
                 parts.append(item.text)
                 self._emit(TextDeltaEvent(text=item.text))
+            elif isinstance(item, ThinkingDelta):
+                self._emit(ThinkingDeltaEvent(text=item.text))
             elif isinstance(item, ToolCallReady):
                 batch.feed(item.index, item.call)
             elif isinstance(item, ReplyDone):

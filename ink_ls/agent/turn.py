@@ -4,7 +4,7 @@ A front end translates its protocol into a `FrontEnd` (its approval gate, the ch
 changes go through, its file view, its event sink, its MCP servers) and a `Conversation` (the
 session's history and what records it), and asks `TurnBuilder.turn` for a ready agent. The
 builder applies what must not differ between front ends: the model client and its window,
-project instructions, MCP servers started under the one approval rule, compaction recorded
+project instructions, the workspace trust and the MCP servers it allows, compaction recorded
 in the session, the one write policy (`agent.writes`) and the turn's checkpoint (the
 workspace recorded before its first change and at its end: `checkpoints`).
 """
@@ -17,20 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from ink_ls.agent.approval import ApprovalGate, yes_no
+from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.checkpointing import CheckpointGate
 from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.factory import AgentFactory, AgentParts
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
 from ink_ls.checkpoints.recorder import Journal, TurnCheckpoint, begin_turn
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSource
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
+from ink_ls.model.base import ContextWindow
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
@@ -81,6 +84,10 @@ class FrontEnd:
     on_event: EventSink = ignore_events
     mcp: McpHub | None = None
     """The MCP servers of the session's workspace (started by the builder, not the front end)."""
+    trust: WorkspaceTrust | None = None
+    """The workspace's trust decision (its run, connection or session's): the builder asks it
+    through `gate.prompter` when it is undecided, before the servers start. None: the
+    workspace's own files are not trusted."""
     extra_tools: tuple[AnyTool, ...] = ()
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the built-in tools (e.g. edits that report the editor's
@@ -94,6 +101,8 @@ class PreparedTurn:
     agent: Agent
     window: int
     """The model's context window in tokens (compaction follows it)."""
+    window_info: ContextWindow
+    """That window and where the figure came from (`Ollama runtime`, `configured`, …)."""
     instructions: ProjectInstructions
     checkpoint: TurnCheckpoint | None = None
     """The turn's checkpoint entry, when the session is stored."""
@@ -130,7 +139,8 @@ class TurnBuilder:
         gate: Gate = front.gate if checkpoint is None else CheckpointGate(front.gate, checkpoint)
         model = factory.acquire_model(settings)
         try:
-            window = await factory.window(settings)
+            window_info = await factory.window_info(settings)
+            window = window_info.tokens
             if conversation.instructions is None:
                 conversation.instructions = ProjectInstructions(cwd)
             sources = await self._start_servers(front, signal)
@@ -154,7 +164,7 @@ class TurnBuilder:
                 context_window=window,
                 instructions=conversation.instructions,
             )
-            yield PreparedTurn(agent, window, conversation.instructions, checkpoint)
+            yield PreparedTurn(agent, window, window_info, conversation.instructions, checkpoint)
         finally:
             if checkpoint is not None:
                 await checkpoint.finish()
@@ -163,16 +173,19 @@ class TurnBuilder:
 
     @staticmethod
     async def _start_servers(front: FrontEnd, signal: CancelSignal) -> list[ToolSource]:
-        """The front end's MCP servers, started under the one rule: a workspace's own servers
-        need the user's yes, asked through the front end's prompter (`McpHub.start`)."""
+        """The workspace trust, decided under the one rule (asked once through the front
+        end's prompter when nothing else decides; `auto` does not imply it), then the front
+        end's MCP servers: a workspace `.mcp.json`'s only when the trust covers it."""
+        gate, trust = front.gate, front.trust
+        if trust is not None:
+            ask = (
+                trust_asker(gate.prompter, timeout=gate.timeout, signal=signal)
+                if gate.prompter is not None
+                else None
+            )
+            await trust.resolve(ask, mode=gate.mode)
         hub = front.mcp
         if hub is None:
             return []
-        gate = front.gate
-        confirm = (
-            yes_no(gate.prompter, timeout=gate.timeout, signal=signal)
-            if gate.prompter is not None
-            else None
-        )
-        await hub.start(mode=gate.mode, confirm=confirm)
+        await hub.start(trust=trust)
         return [hub]

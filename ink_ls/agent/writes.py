@@ -51,16 +51,19 @@ class ChangeChannel(Protocol):
         ...
 
 
+@dataclass(frozen=True)
 class DiskChannel:
-    """Changes go straight to disk (the terminal without a question, tests, sub-agents)."""
+    """Changes go straight to disk (the terminal without a question, tests, sub-agents). With
+    `root`, a path named inside that workspace is written inside it, links resolved."""
 
+    root: Path | None = None
     reviews_on_apply = False
 
     async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
         return "allow_once"
 
     async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
-        await DiskWriter().write_text(
+        await DiskWriter(self.root).write_text(
             change.path,
             change.new_text,
             old_text=change.old_text,

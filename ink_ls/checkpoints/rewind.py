@@ -33,7 +33,7 @@ from ink_ls.checkpoints.recorder import (
 from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.checkpoints.shadow import Blob, ShadowError, ShadowRepo, Snapshot
 from ink_ls.checkpoints.timeline import Entry, Restore, after_record, rewind_record
-from ink_ls.core.fileio import FileWriteError, atomic_replace
+from ink_ls.core.fileio import FileWriteError, atomic_replace, inside
 
 Decision = Literal["overwrite", "keep", "cancel"]
 
@@ -161,8 +161,14 @@ def plan(repo: ShadowRepo, journal: Journal, target: int, current: Snapshot) -> 
 def apply(repo: ShadowRepo, actions: Sequence[Action]) -> list[str]:
     """Write the planned files (each atomically), delete the created ones. Blocking."""
     done = []
+    root = Path(os.path.realpath(repo.workspace))
     for action in actions:
         path = repo.workspace / action.path
+        if not inside(Path(os.path.realpath(path.parent)), root):
+            # a directory on the way became a link out of the workspace: never write there
+            raise RewindError(
+                f"{action.path} is not restored: its directory now leads outside the workspace"
+            )
         if action.blob is None:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()

@@ -228,10 +228,11 @@ class Host:
         return FrontEnd(
             kind="editor",
             gate=gate,
-            changes=changes if changes is not None else DiskChannel(),
+            changes=changes if changes is not None else DiskChannel(self.cwd),
             files=self.documents,
             on_event=reporter.on_event,
             mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
+            trust=self.mcp.trust_for(self.settings) if with_mcp else None,
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
         )
 

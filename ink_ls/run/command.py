@@ -21,9 +21,11 @@ from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
@@ -75,6 +77,7 @@ class _Setup:
     settings: ModelSettings
     approval: ApprovalMode
     session: Session
+    trust: WorkspaceTrust
 
 
 def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
@@ -128,13 +131,16 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
-    return _Setup(cwd, prompt, settings, approval, session)
+    trust = workspace_trust(
+        cwd, explicit=True if args.trust_workspace else None, interactive=interactive
+    )
+    return _Setup(cwd, prompt, settings, approval, session, trust)
 
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
     err = _stderr()
     ui = err if json_mode else Console(highlight=False)
-    view = None if json_mode else TerminalView(ui, setup.cwd)
+    view = None if json_mode else TerminalView(ui, setup.cwd, err=err)
     sink: EventSink
     if view is None:
         sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
@@ -149,6 +155,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         changes=TerminalChanges(asker, setup.cwd),
         on_event=meter,
         mcp=hub,
+        trust=setup.trust,
     )
     controller = CancelController()
     try:
@@ -188,6 +195,8 @@ def _header(
 ) -> None:
     """MCP servers that could not start (the run goes on without them); then, in the live
     view, the session, the model, its window and the project instructions in force."""
+    for problem in hub.problems:  # e.g. a ${VAR} a project file may not expand
+        err.print(f"MCP: {problem}", style="yellow", markup=False)
     for server in hub.status():
         if server.error:
             err.print(
@@ -199,7 +208,7 @@ def _header(
         return
     err.print(
         f"session {setup.session.id} · {setup.settings.model} at "
-        f"{setup.settings.base_url} · window {prepared.window:,} tokens",
+        f"{setup.settings.base_url} · {prepared.window_info.describe()}",
         style="dim",
         markup=False,
     )

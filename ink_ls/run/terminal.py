@@ -122,7 +122,7 @@ class TerminalChanges:
     def __init__(self, asker: TerminalAsker, cwd: Path) -> None:
         self._asker = asker
         self._cwd = cwd
-        self._disk = DiskChannel()
+        self._disk = DiskChannel(root=cwd)
 
     async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
         try:

@@ -1,5 +1,6 @@
 """The live terminal view of `ink-ls run`: streamed text, each tool call with its state
-(queued, running, done, failed) and duration, a spinner while a call runs.
+(queued, running, done, failed) and duration, a spinner while a call runs; the model's
+reasoning in dim text above its answer, warnings in yellow on stderr.
 
 Finished items are printed once, in order, above a small live region that shows only what is
 still in flight. On a console that is not a terminal nothing is animated: the same finished
@@ -35,10 +36,12 @@ from ink_ls.agent.events import (
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     ToolStartEvent,
+    WarningEvent,
 )
 from ink_ls.core.messages import text_of
 from ink_ls.run.accounting import context_line
@@ -72,11 +75,17 @@ class _Row:
 class TerminalView:
     """An `EventSink` rendering a run on `console`. Call `close()` when the run is over."""
 
-    def __init__(self, console: Console, cwd: Path | None = None) -> None:
+    def __init__(
+        self, console: Console, cwd: Path | None = None, *, err: Console | None = None
+    ) -> None:
         self.console = console
+        self._err = err or console
+        """Warnings, and the model's reasoning when `console` is not a terminal (so a piped
+        stdout keeps only the answer)."""
         self._cwd = cwd
         self._rows: dict[str, _Row] = {}
         self._streaming = ""
+        self._thinking = ""
         self._live: Live | None = None
         if console.is_terminal:
             self._live = Live(
@@ -114,8 +123,17 @@ class TerminalView:
         if isinstance(event, TextDeltaEvent):
             if event.parent_tool_call_id is None:  # a sub-agent's text is not the answer
                 self._streaming += event.text
+        elif isinstance(event, ThinkingDeltaEvent):
+            if event.parent_tool_call_id is None:
+                self._thinking += event.text
+        elif isinstance(event, WarningEvent):
+            self._err.print(f"warning: {event.message}", style="yellow", markup=False)
         elif isinstance(event, MessageEndEvent):
-            self._streaming = ""
+            self._streaming = self._thinking = ""
+            thinking = (event.message.thinking or "").strip()
+            if thinking:
+                where = self.console if self._live else self._err
+                where.print(Text(f"thinking: {thinking}", style="dim italic"))
             if event.message.text.strip():
                 self._print(_markdown(event.message.text) if self._live else event.message.text)
         elif isinstance(event, ToolStartEvent):
@@ -188,6 +206,9 @@ class TerminalView:
 
     def __rich__(self) -> RenderableType:
         parts: list[RenderableType] = []
+        if self._thinking and not self._streaming:  # reasoning until the answer begins
+            tail = self._thinking.splitlines()[-TAIL_LINES:]
+            parts.append(Text("thinking: " + "\n".join(tail), style="dim italic"))
         if self._streaming:
             tail = self._streaming.splitlines()[-TAIL_LINES:]
             parts.append(Text("\n".join(tail)))

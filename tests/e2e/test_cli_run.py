@@ -385,7 +385,7 @@ async def test_without_json_or_a_terminal_the_output_is_plain_lines(
     lines = err.decode().splitlines()
     assert lines[0].startswith("session s-")
     # no /v1/models figure from this endpoint: the stated default
-    assert lines[0].endswith(f"fake-model at {fake.base_url} · window 32,768 tokens")
+    assert lines[0].endswith(f"fake-model at {fake.base_url} · window 32,768 tokens (default)")
     assert lines[1].startswith(
         "completed · 20 tokens in, 10 out · context 15 of 32,768 (0 %) "
         "· session 20 in, 10 out · continue with --session s-"

@@ -4,7 +4,7 @@
  * happens in settings.ts. Empty strings mean "use the server's default" and are left out.
  */
 
-import type { ApprovalMode, InkSettings } from './protocol';
+import type { ApprovalMode, InkSettings, ModelProvider } from './protocol';
 
 /** The `ink.*` settings as read from VS Code (see package.json `contributes.configuration`). */
 export interface RawSettings {
@@ -14,6 +14,8 @@ export interface RawSettings {
   legacyServerPath: string;
   baseUrl: string;
   model: string;
+  /** `ink.model.provider`: empty, or one of the provider names (passed on unchecked). */
+  provider: string;
   apiKeyEnv: string;
   vision: boolean;
   maxTokens: number | null;
@@ -23,6 +25,8 @@ export interface RawSettings {
   compactThreshold: number;
   approval: string;
   approvalTimeoutSeconds: number;
+  /** `ink.trustWorkspace`: true / false states the trust of the workspace's files; null asks. */
+  trustWorkspace: boolean | null;
 }
 
 export const DEFAULT_SERVER_PATH = 'ink-ls';
@@ -52,6 +56,10 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   if (name !== '') {
     model.model = name;
   }
+  const provider = raw.provider.trim();
+  if (provider !== '') {
+    model.provider = provider as ModelProvider;
+  }
   const apiKeyEnv = raw.apiKeyEnv.trim();
   if (apiKeyEnv !== '') {
     model.apiKeyEnv = apiKeyEnv;
@@ -78,6 +86,9 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {
     settings.approvalTimeoutSeconds = raw.approvalTimeoutSeconds;
+  }
+  if (raw.trustWorkspace !== null) {
+    settings.trustWorkspace = raw.trustWorkspace;
   }
   return settings;
 }

@@ -159,6 +159,9 @@ function drawHeader(): void {
     usage += ` · ${Math.round((100 * conv.contextTokens) / conv.contextWindow)}% of ${formatTokens(conv.contextWindow)}`;
   }
   usageEl.textContent = usage;
+  usageEl.title = conv.contextWindow === undefined
+    ? ''
+    : `window ${conv.contextWindow.toLocaleString('en')} tokens${conv.contextWindowSource === undefined ? '' : ` (${conv.contextWindowSource})`}`;
   approvalSelect.value = status.approval;
   composer.setRunning(status.running);
 }

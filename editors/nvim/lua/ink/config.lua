@@ -8,6 +8,7 @@ M.defaults = {
   model = nil,
   approval = 'ask',
   approval_timeout = nil,
+  trust_workspace = nil,
   transcript = { open = 'vertical', size = nil },
   review = { keymaps = { accept = 'ga', reject = 'gx' } },
   chat = {
@@ -40,6 +41,7 @@ local chat_layouts = { vertical = true, horizontal = true, float = true }
 local model_types = {
   baseUrl = 'string',
   model = 'string',
+  provider = 'string',
   apiKey = 'string',
   apiKeyEnv = 'string',
   vision = 'boolean',
@@ -80,6 +82,9 @@ function M.validate(opts)
   local t = opts.approval_timeout
   if t ~= nil and (type(t) ~= 'number' or t <= 0) then
     bad('approval_timeout', 'a number > 0')
+  end
+  if opts.trust_workspace ~= nil and type(opts.trust_workspace) ~= 'boolean' then
+    bad('trust_workspace', 'true or false')
   end
   if opts.transcript ~= nil and type(opts.transcript) ~= 'table' then
     bad('transcript', 'a table')
@@ -133,6 +138,9 @@ function M.settings(opts)
   end
   if opts.approval_timeout then
     s.approvalTimeoutSeconds = opts.approval_timeout
+  end
+  if opts.trust_workspace ~= nil then
+    s.trustWorkspace = opts.trust_workspace
   end
   return s
 end
