@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from ink_ls.core import hidden_env
 
-ApprovalMode = Literal["ask", "auto", "readonly"]
+ApprovalMode = Literal["ask", "auto", "readonly", "plan"]
 
 DEFAULT_BASE_URL = "http://localhost:11434/v1"
 """A local Ollama: what runs when nothing is configured."""

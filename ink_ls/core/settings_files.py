@@ -208,6 +208,30 @@ class _Merger:
                 self.problems.append(SettingsProblem(source.path, "lsp", "must be an object"))
 
     def _permissions(self, raw: object, source: SettingsSource) -> None:
+        places: dict[str, list[int]] = {}  # the index each kept rule had in the file
+        if isinstance(raw, Mapping):  # one bad rule must not cost the file its other rules
+            raw = dict(raw)
+            for kind in ("allow", "ask", "deny"):
+                rules = raw.get(kind)
+                if not isinstance(rules, list):
+                    continue
+                for n, rule in enumerate(rules):
+                    if not isinstance(rule, str):
+                        where = f"permissions.{kind}[{n}]"
+                        self.problems.append(
+                            SettingsProblem(source.path, where, "a rule must be a string")
+                        )
+                places[kind] = [n for n, r in enumerate(rules) if isinstance(r, str)]
+                raw[kind] = [r for r in rules if isinstance(r, str)]
+            mode = raw.get("defaultMode")
+            if mode is not None and mode not in DefaultMode.__args__:  # type: ignore[attr-defined]
+                modes = ", ".join(DefaultMode.__args__)  # type: ignore[attr-defined]
+                self.problems.append(
+                    SettingsProblem(
+                        source.path, "permissions.defaultMode", f"must be one of {modes}"
+                    )
+                )
+                del raw["defaultMode"]
         try:
             section = PermissionsSection.model_validate(raw)
         except ValidationError as exc:
@@ -218,7 +242,8 @@ class _Merger:
             if kind == "allow" and texts and not self.widens(source, f"{len(texts)} allow rules"):
                 continue
             for n, text in enumerate(texts):
-                self.rules.append(RuleEntry(kind, text, source, f"permissions.{kind}[{n}]"))
+                at = places.get(kind, [])[n] if n < len(places.get(kind, [])) else n
+                self.rules.append(RuleEntry(kind, text, source, f"permissions.{kind}[{at}]"))
         mode = section.default_mode
         if mode is not None and self.widens(source, f"defaultMode {mode}"):
             self.default_mode, self.default_mode_source = mode, source

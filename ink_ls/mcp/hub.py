@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 Confirm = Callable[[str, str], Awaitable[bool]]
 """Asks the user a yes/no question (title, detail); the front end's approval prompt."""
-Mode = Literal["ask", "auto", "readonly"]
+Mode = Literal["ask", "auto", "readonly", "plan"]
 
 
 @dataclass
@@ -172,7 +172,7 @@ class McpHub:
         if not workspace or mode == "auto" or self._allowed:
             return True
         names = ", ".join(c.config.name for c in workspace)
-        if mode == "readonly":
+        if mode in ("readonly", "plan"):
             for conn in workspace:
                 self._held[conn.config.name] = (
                     "not started: approval mode is readonly and this server comes from the "

@@ -22,13 +22,21 @@ from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.agent.plan_mode import approved_prompt, enter_plan, leave_plan
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import DiskWriter, FileWriter
+from ink_ls.core.signal import CancelController, CancelSignal
+from ink_ls.core.tool import FileWriter
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.mcp import start_hub
-from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
+from ink_ls.run.rules import NoTerminalAsker, RunRules, load_run_rules
+from ink_ls.run.terminal import (
+    Asker,
+    TerminalAsker,
+    TerminalPrompter,
+    TerminalWriter,
+    ask_plan_approval,
+)
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
 
@@ -75,6 +83,8 @@ class _Setup:
     settings: ModelSettings
     approval: ApprovalMode
     session: Session
+    rules: RunRules
+    interactive: bool
 
 
 def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
@@ -101,13 +111,13 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
         fail("--max-turns must be at least 1")
         return None
     interactive = sys.stdin.isatty() and args.prompt != "-"
-    approval: ApprovalMode = args.approval or ("ask" if interactive else "readonly")
-    if approval == "ask" and not interactive:
-        fail(
-            "--approval ask needs a terminal to ask on (stdin is not one); "
-            "use --approval auto or --approval readonly"
-        )
-        return None
+    rules = load_run_rules(
+        cwd,
+        approval=args.approval,
+        interactive=interactive,
+        trust_stated=args.trust_workspace,
+        err=err,
+    )
     try:
         settings = ModelSettings.from_env(
             base_url=args.base_url, model=args.model, api_key_env=args.api_key_env
@@ -128,7 +138,7 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
-    return _Setup(cwd, prompt, settings, approval, session)
+    return _Setup(cwd, prompt, settings, rules.mode, session, rules, interactive)
 
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
@@ -136,14 +146,17 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
     ui = err if json_mode else Console(highlight=False)
     view = None if json_mode else TerminalView(ui, setup.cwd)
     sink: EventSink
+    controller = CancelController()
+    terminal = TerminalAsker(ui, pause=view.paused) if view is not None else TerminalAsker(ui)
+    asker: Asker = terminal if setup.interactive else NoTerminalAsker(controller.cancel)
     if view is None:
-        sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
+        sink = JsonPrinter(sys.stdout, session_id=setup.session.id)
     else:
-        sink, asker = view, TerminalAsker(ui, pause=view.paused)
-    writer: FileWriter = (
-        TerminalWriter(asker, setup.cwd) if setup.approval == "ask" else DiskWriter()
+        sink = view
+    gate = ApprovalGate(
+        setup.approval, TerminalPrompter(asker), permissions=setup.rules.permissions
     )
-    gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
+    writer: FileWriter = TerminalWriter(asker, setup.cwd, gate)
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
     window = await factory.window(setup.settings)
@@ -192,7 +205,6 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             await factory.close_models()
             await hub.close()
             return status
-    controller = CancelController()
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     interrupts = 0
@@ -208,7 +220,11 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
+        if setup.approval == "plan":
+            enter_plan(agent)
         result = await agent.run(setup.prompt, controller.signal)
+        if setup.approval == "plan" and result.stop_reason == "completed" and setup.interactive:
+            result = await _after_plan(agent, gate, terminal, controller.signal, result)
     except asyncio.CancelledError:
         from ink_ls.tools.processes import kill_all_tracked
 
@@ -221,9 +237,24 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             view.close()
         await factory.close_models()
         await hub.close()
+    if isinstance(asker, NoTerminalAsker) and asker.needed is not None:
+        err.print(f"ink-ls run: {asker.usage_message(setup.approval)}", markup=False)
+        return EXIT_USAGE
     return _report(
         result, setup, err, json_mode=json_mode, max_turns=max_turns, tokens=meter.summary()
     )
+
+
+async def _after_plan(
+    agent: Agent, gate: ApprovalGate, asker: TerminalAsker, signal: CancelSignal, plan: RunResult
+) -> RunResult:
+    """Plan mode ended with a plan: "Approve and continue in ask/auto" goes on in that mode."""
+    mode = await ask_plan_approval(asker, signal)
+    if mode is None:
+        return plan
+    gate.mode = mode
+    leave_plan(agent)
+    return await agent.run(approved_prompt(mode), signal)
 
 
 async def _compact(agent: Agent, err: Console, setup: _Setup) -> int:

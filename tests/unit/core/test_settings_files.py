@@ -127,15 +127,15 @@ def test_bad_section_names_json_path_and_other_sections_load(
     )
     settings = load_settings(tmp_path, trusted=True, env=home)
     assert [str(p) for p in settings.problems] == [
-        f"invalid settings in {bad} at permissions.deny[1]: Input should be a valid string",
-        f"invalid settings in {bad} at permissions.defaultMode: Input should be 'ask', "
-        "'auto', 'readonly' or 'plan'",
+        f"invalid settings in {bad} at permissions.deny[1]: a rule must be a string",
+        f"invalid settings in {bad} at permissions.defaultMode: must be one of ask, auto, "
+        "readonly, plan",
         f"invalid settings in {bad} at hooks.PreToolUse[0].hooks[0].command: String should "
         "have at least 1 character",
         f"invalid settings in {bad} at hooks.OnLunch: unknown event; one of PreToolUse, "
         "PostToolUse, UserPromptSubmit, Stop, SessionStart, PreCompact",
     ]
-    assert settings.rules == () and settings.sandbox.enabled
+    assert [r.text for r in settings.rules] == ["Bash(rm:*)"] and settings.sandbox.enabled
 
 
 def test_add_local_rule_creates_file_and_git_exclude(tmp_path: Path) -> None:
