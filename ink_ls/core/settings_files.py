@@ -237,7 +237,8 @@ class _Merger:
         except ValidationError as exc:
             self.problems += _problems(exc, source.path, "permissions")
             return
-        for kind in ("deny", "ask", "allow"):
+        kinds: tuple[RuleKind, ...] = ("deny", "ask", "allow")
+        for kind in kinds:
             texts: list[str] = getattr(section, kind)
             if kind == "allow" and texts and not self.widens(source, f"{len(texts)} allow rules"):
                 continue
