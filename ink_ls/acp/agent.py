@@ -42,9 +42,11 @@ from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import AgentEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.agent.trust import trust_asker, workspace_trust
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.messages import Message, UserMessage
 from ink_ls.core.signal import CancelController
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
 
@@ -81,6 +83,8 @@ class AcpSession:
     """The client's MCP servers, as given (`session/new`, `session/load`)."""
     hub: McpHub | None = None
     """Those servers with the user's and the workspace's: started with the session."""
+    trust: WorkspaceTrust | None = None
+    """The trust decision of the session's workspace (shared by the connection's sessions)."""
     history: list[Message] = field(default_factory=list)
     turn: CancelController | None = None
 
@@ -108,7 +112,10 @@ class InkAcpAgent:
         store: SessionStore | None = None,
         settings: Callable[[], ModelSettings] = ModelSettings.from_env,
         mode: ApprovalMode = "ask",
+        trust_workspace: bool | None = None,
     ) -> None:
+        self._trust_workspace = trust_workspace
+        self._trusts: dict[Path, WorkspaceTrust] = {}
         self._factory = factory
         self._store = store if store is not None else SessionStore()
         self._settings = settings
@@ -151,9 +158,12 @@ class InkAcpAgent:
             agent_info=Implementation(name="ink-ls", title="Ink", version=__version__),
         )
 
-    def _open(self, stored: Session, cwd: Path, mcp_servers: list[Any] | None) -> AcpSession:
+    def _open(
+        self, stored: Session, cwd: Path, mcp_servers: list[Any] | None, meta: Any = None
+    ) -> AcpSession:
         # titles and kinds of replayed calls come from the tools themselves
         tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
+        trust = self._trust(cwd, meta)
         session = AcpSession(
             stored=stored,
             cwd=cwd,
@@ -161,9 +171,8 @@ class InkAcpAgent:
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []),
             history=list(stored.messages),
-            hub=McpHub.for_workspace(
-                cwd, acp_servers(mcp_servers), secret_env=ModelSettings().secret_env_names()
-            ),
+            hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers), secret_env=self._secret_env()),
+            trust=trust,
         )
         old = self._sessions.get(stored.id)
         if old is not None and old.hub is not None:
@@ -171,13 +180,39 @@ class InkAcpAgent:
         self._sessions[stored.id] = session
         return session
 
-    async def _start_mcp(self, session: AcpSession) -> None:
-        """Start the session's MCP servers (no question: a workspace `.mcp.json`'s start
-        only in mode `auto`); a server that fails shows in the log, the session goes on."""
+    def _secret_env(self) -> tuple[str, ...]:
+        try:
+            return self._settings().secret_env_names()
+        except ConfigError:
+            return ModelSettings().secret_env_names()
+
+    def _trust(self, cwd: Path, meta: Any) -> WorkspaceTrust:
+        """The connection's trust of `cwd`; `_meta.ink.trustWorkspace` (true/false) of
+        `session/new` / `session/load` states it, else `--trust-workspace`, else asked."""
+        trust = self._trusts.get(cwd)
+        if trust is None:
+            trust = workspace_trust(cwd, explicit=self._trust_workspace, interactive=True)
+            self._trusts[cwd] = trust
+        stated = meta.get("trustWorkspace") if isinstance(meta, dict) else None
+        if isinstance(stated, bool):
+            trust.explicit = stated
+        return trust
+
+    async def _start_mcp(self, session: AcpSession, ask: bool = False) -> None:
+        """Start the session's MCP servers; a workspace `.mcp.json`'s once the workspace is
+        trusted (asked at the first prompt, through `session/request_permission`). A server
+        that fails shows in the log, the session goes on."""
         while self._closing:
             await self._closing.pop().close()
-        if session.hub is not None:
-            await session.hub.start(mode=self._mode)
+        if session.hub is None or session.trust is None:
+            return
+        if ask:
+            permissions = Permissions(self._client, self.outbox, session.stored.id)
+            asker = trust_asker(permissions, timeout=session.gate.timeout)
+            await session.trust.resolve(asker, mode=session.gate.mode)
+        else:
+            session.trust.check()
+        await session.hub.start(trust=session.trust)
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -189,7 +224,7 @@ class InkAcpAgent:
             raise RequestError.internal_error(
                 {"message": f"cannot create a session: {exc}"}
             ) from None
-        await self._start_mcp(self._open(stored, root, mcp_servers))
+        await self._start_mcp(self._open(stored, root, mcp_servers, kwargs.get("ink")))
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
     async def load_session(
@@ -207,7 +242,7 @@ class InkAcpAgent:
             raise RequestError.resource_not_found(session_id) from None
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
-        session = self._open(stored, root, mcp_servers)
+        session = self._open(stored, root, mcp_servers, kwargs.get("ink"))
         await self._start_mcp(session)
         for update in session.mapper.replay(session.history):
             self.outbox.post(session_id, update)
@@ -254,6 +289,7 @@ class InkAcpAgent:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session.turn = controller = CancelController()
         try:
+            await self._start_mcp(session, ask=True)  # trust asked once, before the turn
             agent = self._factory.build(
                 settings=settings,
                 cwd=session.cwd,
@@ -297,6 +333,7 @@ class InkAcpAgent:
                 permissions.change,
                 client if fs is not None and fs.write_text_file else None,
                 sid,
+                session.cwd,
             ),
             files=(
                 ClientFiles(client, sid)

@@ -6,7 +6,6 @@ seen), changes are approved with `session/request_permission` (the diff shown) a
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
@@ -20,6 +19,7 @@ from ink_ls.agent.approval import (
     WaitInterruptedError,
     wait_answer,
 )
+from ink_ls.core.fileio import write_in_workspace
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 
@@ -77,14 +77,6 @@ AskChange = Callable[[Path, str | None, str, str, str], Awaitable[Choice | None]
 """(path, old text, new text, tool name, tool call id) → the user's choice (None: dismissed)."""
 
 
-def _write_disk(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.ink-tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 class ClientWriter:
     """The ACP `FileWriter`. The session's gate holds the mode (it changes with
     `session/set_mode`) and the "always allow" answers, shared with command approvals."""
@@ -95,7 +87,9 @@ class ClientWriter:
         ask: AskChange,
         client: FsClient | None,
         session_id: str,
+        cwd: Path,
     ) -> None:
+        self._cwd = cwd
         self._gate = gate
         self._ask = ask
         self._client = client
@@ -132,7 +126,8 @@ class ClientWriter:
                 self._gate.always_allowed.add(key)
         signal.raise_if_cancelled()
         if self._client is None:
-            _write_disk(path, new_text)
+            # temp file exclusive and random, rename checked inside the workspace
+            write_in_workspace(path, new_text, self._cwd)
             return
         try:
             await self._client.write_text_file(self._session_id, str(path), new_text)

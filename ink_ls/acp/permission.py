@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from acp import tool_diff_content
+from acp import text_block, tool_content, tool_diff_content
 from acp.schema import (
     AllowedOutcome,
     PermissionOption,
@@ -64,7 +64,18 @@ class Permissions:
         return None  # "cancelled": the client withdrew the question (session/cancel)
 
     async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
-        """The gate's `Prompter`: commands and access outside the workspace."""
+        """The gate's `Prompter`: commands, access outside the workspace, workspace trust."""
+        if question.kind == "trust":  # what would run, shown in full
+            return await self._ask(
+                ToolCallUpdate(
+                    tool_call_id=question.tool_call_id,
+                    title=question.title,
+                    kind="other",
+                    status="pending",
+                    content=[tool_content(text_block(question.detail))],
+                    raw_input={"trustWorkspace": question.detail},
+                )
+            )
         try:
             raw: Any = json.loads(question.detail)
         except ValueError:

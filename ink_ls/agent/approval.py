@@ -13,19 +13,19 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.permissions import Permissions, read_only
-from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, WaitTimeoutError, race
+from ink_ls.core.signal import CancelledError, CancelSignal, WaitTimeoutError, race
 
 ApprovalMode = Literal["ask", "auto", "readonly", "plan"]
 Choice = Literal["allow_once", "allow_always", "allow_project", "reject"]
 """`allow_project`: always in this project (the question's `project_rules` are saved)."""
-QuestionKind = Literal["command", "outside_workspace", "change"]
+QuestionKind = Literal["command", "outside_workspace", "change", "trust"]
 
 DEFAULT_APPROVAL_TIMEOUT = 600.0
 
@@ -276,20 +276,3 @@ PLAN_REFUSAL = (
     "plan mode: only tools that read run until the user approves the plan; "
     "finish investigating and end your reply with the plan"
 )
-
-
-def yes_no(
-    prompter: Prompter, *, timeout: float = DEFAULT_APPROVAL_TIMEOUT, signal: CancelSignal = NEVER
-) -> Callable[[str, str], Awaitable[bool]]:
-    """A yes/no question through `prompter` (Allow = yes; Reject, dismissed or timeout = no);
-    e.g. starting the MCP servers a workspace's `.mcp.json` names."""
-
-    async def ask(title: str, detail: str) -> bool:
-        question = ApprovalQuestion("mcp", "mcp-servers", "command", title, detail)
-        try:
-            choice = await wait_answer(prompter(question, signal), timeout=timeout, signal=signal)
-        except WaitInterruptedError:
-            return False
-        return choice in ("allow_once", "allow_always")
-
-    return ask

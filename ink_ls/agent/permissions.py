@@ -7,14 +7,17 @@ It decides and suggests; it never asks anyone (the gate does).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ink_ls.agent.gate import GateRequest
 from ink_ls.core.local_rules import LocalRulesError, add_local_rule
-from ink_ls.core.settings_files import Settings, SettingsProblem
+from ink_ls.core.settings_files import Settings, SettingsProblem, load_settings
 from ink_ls.core.tool import Access
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.rules.policy import Decision, Policy
 from ink_ls.rules.syntax import RuleSyntaxError
 
@@ -55,6 +58,7 @@ class Permissions:
 
     @classmethod
     def from_settings(cls, settings: Settings, cwd: Path) -> Permissions:
+        """The rules of `settings` (load them with `load_project_settings`)."""
         policy = Policy.from_entries(settings.rules, cwd)
         return cls(policy, [*settings.problems, *policy.problems])
 
@@ -84,8 +88,19 @@ class Permissions:
         return problem
 
 
-def workspace_trusted(cwd: Path, *, stated: bool = False) -> bool:
-    """Whether the project's own settings files may widen anything in `cwd` (its allow rules,
-    hooks, defaultMode): the one trust decision of the workspace. Until the workspace trust
-    gate decides it, only the user's explicit statement (`--trust-workspace`) trusts."""
-    return stated
+def trust_covers(trust: WorkspaceTrust) -> Callable[[str, bytes], bool]:
+    """The workspace trust as the settings loader asks it: is this project file, with these
+    bytes, covered (trusted, and unchanged since)?"""
+
+    def covers(name: str, data: bytes) -> bool:
+        return trust.covers(name, hashlib.sha256(data).hexdigest())
+
+    return covers
+
+
+def load_project_settings(
+    cwd: Path, trust: WorkspaceTrust, *, editor: Mapping[str, Any] | None = None
+) -> Settings:
+    """Every settings file of `cwd`, its project files widening only as far as `trust` covers
+    them (resolve the trust first: an undecided workspace is not trusted)."""
+    return load_settings(cwd, trusted=trust_covers(trust), editor=editor)

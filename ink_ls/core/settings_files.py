@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -173,7 +173,8 @@ def _problems(exc: ValidationError, path: str, prefix: str) -> list[SettingsProb
 
 @dataclass
 class _Merger:
-    trusted: bool
+    trusted: bool = False
+    """Whether the file being added may widen (a project file the workspace trust covers)."""
     rules: list[RuleEntry] = field(default_factory=list)
     hooks: list[HookEntry] = field(default_factory=list)
     problems: list[SettingsProblem] = field(default_factory=list)
@@ -188,7 +189,7 @@ class _Merger:
     def widens(self, source: SettingsSource, what: str) -> bool:
         """True when `source` may widen (it is the user's, or the workspace is trusted)."""
         if source.from_project and not self.trusted:
-            self.ignored.append(f"{source.path}: {what} (the workspace is not trusted)")
+            self.ignored.append(f"{source.path}: {what}")
             return False
         return True
 
@@ -323,37 +324,50 @@ class _Merger:
         )
 
 
-def read_settings_file(path: Path) -> tuple[dict[str, Any] | None, SettingsProblem | None]:
-    """A file's JSON object; (None, None) when it does not exist, (None, problem) when bad."""
+def _read(path: Path) -> tuple[dict[str, Any] | None, bytes, SettingsProblem | None]:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
-        return None, None
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, SettingsProblem(str(path), "", f"cannot be read: {exc}")
+        return None, b"", None
+    except OSError as exc:
+        return None, b"", SettingsProblem(str(path), "", f"cannot be read: {exc}")
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return None, raw, SettingsProblem(str(path), "", f"not UTF-8: {exc}")
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
-        return None, SettingsProblem(str(path), "", f"not valid JSON ({where}): {exc.msg}")
+        return None, raw, SettingsProblem(str(path), "", f"not valid JSON ({where}): {exc.msg}")
     if not isinstance(data, dict):
-        return None, SettingsProblem(str(path), "(root)", "must be a JSON object")
-    return data, None
+        return None, raw, SettingsProblem(str(path), "(root)", "must be a JSON object")
+    return data, raw, None
+
+
+def read_settings_file(path: Path) -> tuple[dict[str, Any] | None, SettingsProblem | None]:
+    """A file's JSON object; (None, None) when it does not exist, (None, problem) when bad."""
+    data, _raw, problem = _read(path)
+    return data, problem
+
+
+Covers = Callable[[str, bytes], bool]
+"""Whether the workspace trust covers a project file (its name under the root, its bytes)."""
 
 
 def load_settings(
     cwd: Path,
     *,
-    trusted: bool,
+    trusted: bool | Covers,
     editor: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Every settings file for the workspace `cwd`, merged (see the module docstring).
 
     `editor` is the editor's `{"permissions": …, "hooks": …}` (from `ink.permissions` and
-    `ink.hooks`); `trusted` says whether the project's files may widen anything.
+    `ink.hooks`); `trusted` says whether the project's files may widen anything: a bool, or
+    the workspace trust's check of each file as read (a file changed since it was trusted
+    widens nothing).
     """
-    merger = _Merger(trusted=trusted)
+    merger = _Merger()
     sources: list[SettingsSource] = []
     files: list[tuple[Path, Scope]] = [(user_settings_path(env), "user")]
     files += [(cwd / name, scope) for name, scope in PROJECT_FILES]
@@ -361,13 +375,51 @@ def load_settings(
         if n == 1 and editor:
             source = SettingsSource("editor settings (ink.permissions, ink.hooks)", "editor")
             sources.append(source)
+            merger.trusted = True
             merger.add(editor, source)
-        data, problem = read_settings_file(path)
+        data, raw, problem = _read(path)
         if problem is not None:
             merger.problems.append(problem)
         if data is None:
             continue
         source = SettingsSource(str(path), scope)
         sources.append(source)
+        if not source.from_project:
+            merger.trusted = True
+        elif callable(trusted):
+            merger.trusted = trusted(path.relative_to(cwd).as_posix(), raw)
+        else:
+            merger.trusted = trusted
         merger.add(data, source)
     return merger.result(sources)
+
+
+def describe_settings(root: Path, contents: Mapping[str, bytes]) -> list[str]:
+    """The workspace trust question's lines for the project's settings files (their content
+    as read for the question): what trusting them turns on, one line per file."""
+    lines = []
+    for name, _scope in PROJECT_FILES:
+        raw = contents.get(name)
+        if raw is None:
+            continue
+        merger = _Merger(trusted=True)
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            lines.append(f"{name}: not valid JSON (nothing of it applies)")
+            continue
+        if isinstance(data, dict):
+            merger.add(data, SettingsSource(name, "project"))
+        parts = [f"allow {r.text}" for r in merger.rules if r.kind == "allow"]
+        parts += [f"defaultMode {merger.default_mode}"] if merger.default_mode else []
+        parts += [f"hook {h.event}: {h.command}" for h in merger.hooks]
+        parts += [f"env {', '.join(merger.env)}"] if merger.env else []
+        if (
+            merger.writable
+            or merger.sandbox.get("network")
+            or merger.sandbox.get("enabled") is False
+        ):
+            parts.append("sandbox exceptions")
+        if parts:
+            lines.append(f"{name}: {'; '.join(parts)}")
+    return lines

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from ink_ls.core.fileio import atomic_write_text
+from ink_ls.core.fileio import atomic_write_text, write_in_workspace
 from ink_ls.core.messages import ContentBlock
 from ink_ls.core.signal import CancelSignal
 
@@ -153,12 +153,16 @@ class DiskFiles:
         return None
 
 
+@dataclass(frozen=True)
 class DiskWriter:
     """The default FileWriter: writes to disk at once (creating parents), no approval.
 
     Atomic and link-safe (`core.fileio.atomic_write_text`): a failed write leaves the file
-    as it was and raises `OSError` with a sentence for the model.
+    as it was and raises `OSError` with a sentence for the model. With `root`, a path named
+    inside that workspace is written inside it, links resolved (`write_in_workspace`).
     """
+
+    root: Path | None = None
 
     async def write_text(
         self,
@@ -170,7 +174,10 @@ class DiskWriter:
         tool_call_id: str,
         signal: CancelSignal,
     ) -> None:
-        atomic_write_text(path, new_text)
+        if self.root is None:
+            atomic_write_text(path, new_text)
+        else:
+            write_in_workspace(path, new_text, self.root)
 
 
 SubagentRunner = Callable[[str, CancelSignal], Awaitable[str]]

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ink_ls.agent.approval import ApprovalGate, yes_no
+from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import StopReason
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.trust import trust_asker
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import FileWriter, ToolRegistry, ToolSource
@@ -338,10 +339,10 @@ class Host:
                 watch=reporter,
             )
             factory = self.deps.factory
-            confirm = yes_no(
+            ask = trust_asker(
                 prompter, timeout=settings.approval_timeout, signal=turn.controller.signal
             )
-            hub = await self.mcp.start(settings, confirm)
+            hub = await self.mcp.start(settings, ask)  # asks to trust the workspace once
             model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
             try:

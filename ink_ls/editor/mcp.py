@@ -1,8 +1,8 @@
 """The MCP servers of one editor connection: one hub per workspace, started with the first
 session turn (or the first `ink/tools` / `ink/mcp/status`), stopped at shutdown.
 
-Turns may ask the user to start a workspace `.mcp.json`'s servers; `ink/tools` and
-`ink/mcp/status` never ask (those servers then show as waiting for approval).
+Turns may ask the user to trust the workspace (its `.mcp.json`'s servers start only then);
+`ink/tools` and `ink/mcp/status` never ask (those servers then show as waiting for it).
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ink_ls.agent.trust import workspace_trust
+from ink_ls.core.trust import Ask
 from ink_ls.editor.settings import InkSettings
-from ink_ls.mcp.hub import Confirm, McpHub
+from ink_ls.mcp.hub import McpHub
 from ink_ls.protocol.models import McpServerInfo, McpStatusResult
 
 
@@ -23,15 +25,23 @@ class EditorMcp:
         self._secret_env = secret_env
         self.hub: McpHub | None = None
         self.closed = False
+        self.trust = workspace_trust(cwd, explicit=None, interactive=True)
+        """The connection's trust decision (the editor can always ask: a message request)."""
 
-    async def start(self, settings: InkSettings, confirm: Confirm | None = None) -> McpHub:
-        """The hub with every server started that may start now (idempotent, fast when up)."""
+    async def start(self, settings: InkSettings, ask: Ask | None = None) -> McpHub:
+        """The hub with every server started that may start now (idempotent, fast when up);
+        `ask` lets a turn ask the user to trust the workspace first."""
         if self.hub is None:
             self.hub = McpHub.for_workspace(
                 self.cwd, settings.mcp_servers, secret_env=self._secret_env()
             )
+        self.trust.explicit = settings.trust_workspace
+        if ask is not None:
+            await self.trust.resolve(ask, mode=settings.approval)
+        else:
+            self.trust.check()
         if not self.closed:  # after shutdown nothing starts again (no orphans at exit)
-            await self.hub.start(mode=settings.approval, confirm=confirm)
+            await self.hub.start(trust=self.trust)
         return self.hub
 
     async def status(self, settings: InkSettings) -> McpStatusResult:

@@ -24,6 +24,8 @@ def question_message(question: ApprovalQuestion) -> str:
     """The text of the prompt a person reads."""
     if question.kind == "command":
         return f"Ink wants to run a command:\n{question.command or question.title}"
+    if question.kind == "trust":
+        return f"Ink: {question.title}\n{question.detail}"
     if question.kind == "outside_workspace":
         return f"Ink wants to access files outside the workspace:\n{question.title}"
     return f"Ink wants to {question.title}"

@@ -30,6 +30,8 @@ class InkSettings:
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT
     mcp_servers: Any = None
     """`mcpServers` as the client sent it (checked when the MCP servers start)."""
+    trust_workspace: bool | None = None
+    """`trustWorkspace`: true trusts the workspace's own files, false never; absent asks."""
 
 
 def _model_field_names() -> dict[str, str]:
@@ -106,8 +108,18 @@ def parse_settings(
             mcp_servers = raw["mcpServers"]
         else:
             problems.append("mcpServers: must be an object of servers")
-    known = {"model", "approval", "approvalTimeoutSeconds", "mcpServers"}
+    trust = start.trust_workspace
+    if "trustWorkspace" in raw:
+        if raw["trustWorkspace"] is None or isinstance(raw["trustWorkspace"], bool):
+            trust = raw["trustWorkspace"]
+        else:
+            problems.append("trustWorkspace: must be true or false")
+    known = {"model", "approval", "approvalTimeoutSeconds", "mcpServers", "trustWorkspace"}
     problems += [f"{key}: unknown setting" for key in raw if key not in known]
     return InkSettings(
-        model=model, approval=approval, approval_timeout=timeout, mcp_servers=mcp_servers
+        model=model,
+        approval=approval,
+        approval_timeout=timeout,
+        mcp_servers=mcp_servers,
+        trust_workspace=trust,
     ), problems

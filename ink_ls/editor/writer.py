@@ -20,7 +20,7 @@ from ink_ls.agent.approval import (
     WaitInterruptedError,
     wait_answer,
 )
-from ink_ls.core.fileio import atomic_write_text
+from ink_ls.core.fileio import write_in_workspace
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures, EditorClient
@@ -42,8 +42,8 @@ def _read_disk(path: Path) -> str | None:
         return None
 
 
-def _write_disk(path: Path, text: str) -> None:
-    atomic_write_text(path, text)  # the one link-safe, atomic writer of every front end
+def _write_disk(path: Path, text: str, workspace: Path) -> None:
+    write_in_workspace(path, text, workspace)  # the one link-safe writer of every front end
 
 
 def change_summary(old: str | None, new: str) -> str:
@@ -127,7 +127,7 @@ class ApprovingWriter:
         doc = self.documents.get(path)
         approved = self.mode == "auto"
         if approved and doc is None:
-            _write_disk(path, new_text)  # no buffer to keep in step: the disk is the file
+            _write_disk(path, new_text, self.cwd)  # no buffer to keep in step: the disk is the file
             return
         base = doc.text if doc is not None else disk_before
         if old_text is not None and base is not None and base != old_text:
@@ -163,7 +163,7 @@ class ApprovingWriter:
         if disk != new_text:
             if disk != disk_before:
                 raise ChangeRejectedError("user", STALE)
-            _write_disk(path, new_text)
+            _write_disk(path, new_text, self.cwd)
 
     def _check_unchanged(
         self, path: Path, version: int | None, base: str | None, disk_before: str | None

@@ -23,13 +23,15 @@ from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.loop import Agent, RunResult
 from ink_ls.agent.plan_mode import approved_prompt, enter_plan, leave_plan
+from ink_ls.agent.trust import workspace_trust
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController, CancelSignal
 from ink_ls.core.tool import FileWriter
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.mcp import start_hub
-from ink_ls.run.rules import NoTerminalAsker, RunRules, load_run_rules
+from ink_ls.run.rules import NoTerminalAsker, first_mode, load_run_rules
 from ink_ls.run.terminal import (
     Asker,
     TerminalAsker,
@@ -83,8 +85,10 @@ class _Setup:
     settings: ModelSettings
     approval: ApprovalMode
     session: Session
-    rules: RunRules
+    stated: ApprovalMode | None
+    """`--approval`, which beats the settings files' defaultMode."""
     interactive: bool
+    trust: WorkspaceTrust
 
 
 def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
@@ -111,13 +115,8 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
         fail("--max-turns must be at least 1")
         return None
     interactive = sys.stdin.isatty() and args.prompt != "-"
-    rules = load_run_rules(
-        cwd,
-        approval=args.approval,
-        interactive=interactive,
-        trust_stated=args.trust_workspace,
-        err=err,
-    )
+    # the project's defaultMode counts only once the workspace is trusted (in `_run`)
+    approval = first_mode(cwd, approval=args.approval, interactive=interactive)
     try:
         settings = ModelSettings.from_env(
             base_url=args.base_url, model=args.model, api_key_env=args.api_key_env
@@ -138,7 +137,10 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
-    return _Setup(cwd, prompt, settings, rules.mode, session, rules, interactive)
+    trust = workspace_trust(
+        cwd, explicit=True if args.trust_workspace else None, interactive=interactive
+    )
+    return _Setup(cwd, prompt, settings, approval, session, args.approval, interactive, trust)
 
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
@@ -153,15 +155,19 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         sink = JsonPrinter(sys.stdout, session_id=setup.session.id)
     else:
         sink = view
-    gate = ApprovalGate(
-        setup.approval, TerminalPrompter(asker), permissions=setup.rules.permissions
-    )
-    writer: FileWriter = TerminalWriter(asker, setup.cwd, gate)
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
     window = await factory.window(setup.settings)
     instructions = ProjectInstructions(setup.cwd)
-    hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
+    hub = await start_hub(setup.trust, setup.approval, TerminalPrompter(asker), setup.settings)
+    rules = load_run_rules(
+        setup.cwd, setup.trust, approval=setup.stated, interactive=setup.interactive, err=err
+    )
+    setup.approval = rules.mode
+    gate = ApprovalGate(setup.approval, TerminalPrompter(asker), permissions=rules.permissions)
+    writer: FileWriter = TerminalWriter(asker, setup.cwd, gate)
+    for problem in hub.problems:  # e.g. a ${VAR} a project file may not expand
+        err.print(f"MCP: {problem}", style="yellow", markup=False)
     for server in hub.status():  # the run goes on without a server that cannot start
         if server.error:
             err.print(

@@ -12,9 +12,10 @@ from pathlib import Path
 from rich.console import Console, RenderableType
 
 from ink_ls.agent.approval import ApprovalMode, Choice
-from ink_ls.agent.permissions import Permissions, workspace_trusted
+from ink_ls.agent.permissions import Permissions, load_project_settings
 from ink_ls.core.settings_files import Settings, load_settings
 from ink_ls.core.signal import CancelSignal
+from ink_ls.core.trust import WorkspaceTrust
 
 
 @dataclass
@@ -22,21 +23,30 @@ class RunRules:
     settings: Settings
     permissions: Permissions
     mode: ApprovalMode
-    trusted: bool
+
+
+def _default(interactive: bool) -> ApprovalMode:
+    return "ask" if interactive else "readonly"
+
+
+def first_mode(cwd: Path, *, approval: ApprovalMode | None, interactive: bool) -> ApprovalMode:
+    """The mode before the workspace trust is decided (it may decide whether to ask):
+    `--approval`, else the user's own `defaultMode`, else the default."""
+    return approval or load_settings(cwd, trusted=False).default_mode or _default(interactive)
 
 
 def load_run_rules(
     cwd: Path,
+    trust: WorkspaceTrust,
     *,
     approval: ApprovalMode | None,
     interactive: bool,
-    trust_stated: bool,
     err: Console,
 ) -> RunRules:
-    """Load and report the settings files; the mode is `--approval`, else the files'
-    `defaultMode`, else `ask` on a terminal and `readonly` without one."""
-    trusted = workspace_trusted(cwd, stated=trust_stated)
-    settings = load_settings(cwd, trusted=trusted)
+    """Load and report the settings files (the workspace's as far as `trust` covers them);
+    the mode is `--approval`, else the files' `defaultMode`, else `ask` on a terminal and
+    `readonly` without one."""
+    settings = load_project_settings(cwd, trust)
     permissions = Permissions.from_settings(settings, cwd)
     for problem in permissions.problems:
         err.print(f"ink-ls run: {problem}; the rest of the settings apply", markup=False)
@@ -47,8 +57,8 @@ def load_run_rules(
             style="yellow",
             markup=False,
         )
-    mode: ApprovalMode = approval or settings.default_mode or ("ask" if interactive else "readonly")
-    return RunRules(settings, permissions, mode, trusted)
+    mode: ApprovalMode = approval or settings.default_mode or _default(interactive)
+    return RunRules(settings, permissions, mode)
 
 
 class NoTerminalAsker:
@@ -66,6 +76,7 @@ class NoTerminalAsker:
         signal: CancelSignal,
         *,
         project_rules: tuple[str, ...] = (),
+        keys: str | None = None,
     ) -> Choice | None:
         if self.needed is None:
             self.needed = title

@@ -70,6 +70,8 @@ def parse_answer(line: str | None) -> Choice | None:
 
 
 KEYS = "[y]es / [a]lways this session / [N]o: "
+TRUST_KEYS = "[y]es / [a]lways / [N]o: "
+"""The workspace trust question: always means remembered until the files change."""
 PROJECT_KEYS = "[y]es / [a]lways this session / [p]roject: always in this project / [N]o: "
 
 
@@ -94,9 +96,11 @@ class TerminalAsker:
         signal: CancelSignal,
         *,
         project_rules: tuple[str, ...] = (),
+        keys: str | None = None,
     ) -> Choice | None:
         """Show `body` and `title`, wait for the answer; None when cancelled or at end of input.
-        `project_rules` are what `p` saves (the key is offered only with them)."""
+        `project_rules` are what `p` saves (the key is offered only with them); `keys`
+        replaces the keys shown."""
         async with self._lock:
             if signal.cancelled:
                 return None
@@ -112,7 +116,8 @@ class TerminalAsker:
                     )
                 prompt = Text()
                 prompt.append(title, style="bold")
-                prompt.append("  " + (PROJECT_KEYS if project_rules else KEYS), style="dim")
+                keys = keys or (PROJECT_KEYS if project_rules else KEYS)
+                prompt.append("  " + keys, style="dim")
                 self._console.print(prompt, end="")
                 line = await self._read_line(signal)
                 if line is None:
@@ -156,6 +161,7 @@ class Asker(Protocol):
         signal: CancelSignal,
         *,
         project_rules: tuple[str, ...] = (),
+        keys: str | None = None,
     ) -> Choice | None: ...
 
 
@@ -172,7 +178,11 @@ class TerminalPrompter:
         if question.rule is not None:
             body = Text(f"asked by {question.rule}", style="dim")
         return await self._asker.ask(
-            question.title, body, signal, project_rules=question.project_rules
+            question.title,
+            body,
+            signal,
+            project_rules=question.project_rules,
+            keys=TRUST_KEYS if question.kind == "trust" else None,
         )
 
 
@@ -183,7 +193,7 @@ class TerminalWriter:
         self._asker = asker
         self._cwd = cwd
         self._always = False
-        self._disk = DiskWriter()
+        self._disk = DiskWriter(root=cwd)
         self._gate = gate
         """The session's gate: its mode (plan mode may turn into auto), what rules allowed,
         and where "always in this project" answers are saved."""
