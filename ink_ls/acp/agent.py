@@ -37,7 +37,6 @@ from ink_ls.acp.files import ClientFiles, ClientWriter
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
-from ink_ls.acp.plan import PlanTool
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import AgentEvent
@@ -162,7 +161,7 @@ class InkAcpAgent:
         self, stored: Session, cwd: Path, mcp_servers: list[Any] | None, meta: Any = None
     ) -> AcpSession:
         # titles and kinds of replayed calls come from the tools themselves
-        tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
+        tools = self._factory.tools(cwd, ModelSettings())
         trust = self._trust(cwd, meta)
         session = AcpSession(
             stored=stored,
@@ -295,7 +294,6 @@ class InkAcpAgent:
                 cwd=session.cwd,
                 front=self._front(session),
                 history=session.history,
-                extra_tools=[PlanTool()],
                 tool_sources=[session.hub] if session.hub is not None else [],
             )
             result = await agent.run(message, controller.signal)

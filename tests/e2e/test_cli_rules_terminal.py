@@ -122,7 +122,13 @@ async def test_plan_mode_changes_nothing_until_approved_then_the_run_goes_on(
     fake: FakeModelServer, ws: Path, on_terminal: Start
 ) -> None:
     (ws / "app.py").write_text("print('hello')\n")
+    todos = [
+        {"content": "read app.py", "status": "completed"},
+        {"content": "change the greeting", "status": "in_progress"},
+        {"content": "run it", "status": "pending"},
+    ]
     fake.push(
+        tool("todo_write", {"todos": todos}),
         tool("read", {"path": "app.py"}),
         tool("edit", {"path": "app.py", "edits": [{"old_text": "hello", "new_text": "bye"}]}),
         text("## Plan\n1. Change the greeting in app.py to bye."),
@@ -133,15 +139,18 @@ async def test_plan_mode_changes_nothing_until_approved_then_the_run_goes_on(
     await term.wait_for("Approve the plan and continue in [a]sk / a[u]to mode, or [N]o:")
     assert (ws / "app.py").read_text() == "print('hello')\n"  # nothing before the approval
     assert "Change the greeting in app.py to bye." in term.text
+    # the to-do list is a checklist under its call (todo_write runs in plan mode)
+    assert "✓ to-do list (1/3 done)" in term.text
+    assert "  ☑ read app.py\n  ◐ change the greeting\n  ☐ run it" in term.text
     term.type("u\n")
     assert await asyncio.wait_for(proc.wait(), WAIT) == 0, term.text
     await term.wait_for("Changed the greeting.")
     assert (ws / "app.py").read_text() == "print('bye')\n"
-    requests = fake.wait_requests(4)
+    requests = fake.wait_requests(5)
     assert "Plan mode is on" in requests[0]["messages"][0]["content"]
-    refused = [m for m in requests[2]["messages"] if m["role"] == "tool"][-1]
+    refused = [m for m in requests[3]["messages"] if m["role"] == "tool"][-1]
     assert refused["content"].startswith('Tool "edit" blocked by plan mode: plan mode: only')
-    approved = requests[3]["messages"]
+    approved = requests[4]["messages"]
     assert "Plan mode is on" not in approved[0]["content"]
     assert approved[-1] == {
         "role": "user",
