@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.approval import ApprovalGate, WaitInterruptedError, wait_answer
 from ink_ls.agent.events import StopReason
 from ink_ls.agent.factory import AgentFactory, FrontEnd
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.plan_mode import approved_prompt, enter_plan, leave_plan
 from ink_ls.agent.trust import trust_asker
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
@@ -31,6 +32,7 @@ from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
+from ink_ls.editor.rules import EditorRules, ask_plan_approval
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
@@ -57,7 +59,7 @@ from ink_ls.protocol.models import (
 from ink_ls.sessions.store import Session, SessionStore, unsaved_message
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
-    from ink_ls.agent.loop import Agent
+    from ink_ls.agent.loop import Agent, RunResult
 
 
 log = logging.getLogger(__name__)
@@ -122,6 +124,8 @@ class Host:
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
+        self.rules = EditorRules()
+        """The settings files' and the editor's permission rules (loaded for each turn)."""
 
     @property
     def settings(self) -> InkSettings:
@@ -337,17 +341,23 @@ class Host:
                 settings.approval_timeout,
                 session.always_allowed,
                 watch=reporter,
+                granted=gate.granted,
             )
             factory = self.deps.factory
             ask = trust_asker(
                 prompter, timeout=settings.approval_timeout, signal=turn.controller.signal
             )
             hub = await self.mcp.start(settings, ask)  # asks to trust the workspace once
+            gate.permissions = self.rules.load(self.mcp.trust, settings, reporter.send)
             model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
             try:
                 agent = await self.agent(session, reporter, gate, writer, model, sources=[hub])
+                if gate.mode == "plan":
+                    enter_plan(agent)
                 result = await agent.run(prompt, turn.controller.signal)
+                if gate.mode == "plan" and result.stop_reason == "completed":
+                    result = await self._after_plan(agent, gate, writer, result, turn)
             finally:
                 await factory.release_model(settings.model, current=self.settings.model)
             stop = WIRE_STOPS[result.stop_reason]
@@ -369,6 +379,27 @@ class Host:
             text=text,
             error=error,
         )
+
+    async def _after_plan(
+        self, agent: Agent, gate: ApprovalGate, writer: ApprovingWriter, plan: RunResult, turn: Turn
+    ) -> RunResult:
+        """Plan mode ended with a plan: "Approve and continue in ask/auto" goes on in that mode
+        within the same turn; anything else leaves the plan as the answer."""
+        try:
+            mode = await wait_answer(
+                ask_plan_approval(
+                    self.client, plan.text, option_ids=self.features.action_option_ids
+                ),
+                timeout=self.settings.approval_timeout,
+                signal=turn.controller.signal,
+            )
+        except WaitInterruptedError:
+            return plan
+        if mode is None:
+            return plan
+        gate.mode = writer.mode = mode
+        leave_plan(agent)
+        return await agent.run(approved_prompt(mode), turn.controller.signal)
 
     # ---- compact --------------------------------------------------------------------------------
 

@@ -75,6 +75,8 @@ class ApprovingWriter:
     always_allowed: set[str] = field(default_factory=set)
     watch: ApprovalWatch | None = None
     """Told while a reviewed `applyEdit` waits for the user (the turn's progress shows it)."""
+    granted: set[str] = field(default_factory=set)
+    """Ids of calls a permission rule allowed (the gate's): applied without review."""
 
     def _relpath(self, path: Path) -> str:
         try:
@@ -125,7 +127,7 @@ class ApprovingWriter:
             raise ChangeRejectedError("policy", "approval mode is readonly: files are not changed")
         disk_before = _read_disk(path)
         doc = self.documents.get(path)
-        approved = self.mode == "auto"
+        approved = self.mode == "auto" or tool_call_id in self.granted
         if approved and doc is None:
             _write_disk(path, new_text, self.cwd)  # no buffer to keep in step: the disk is the file
             return
