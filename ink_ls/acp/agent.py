@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_current_mode
@@ -41,6 +41,8 @@ from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import AgentEvent
 from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.agent.permissions import session_rules
+from ink_ls.agent.plan_mode import approved_prompt, enter_plan, leave_plan
 from ink_ls.agent.trust import trust_asker, workspace_trust
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.messages import Message, UserMessage
@@ -48,6 +50,9 @@ from ink_ls.core.signal import CancelController
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
+
+if TYPE_CHECKING:  # the loop loads with the first prompt
+    from ink_ls.agent.loop import Agent, RunResult
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +66,13 @@ MODES = [
         name="Read only",
         description="Reads and searches only; changes and commands are refused",
     ),
+    SessionMode(
+        id="plan",
+        name="Plan",
+        description="Reads only, then shows a plan to approve; it goes on in Ask or Auto",
+    ),
 ]
+MODE_IDS = tuple(m.id for m in MODES)
 _STOPS = {
     "completed": "end_turn",
     "max_tokens": "max_tokens",
@@ -260,9 +271,9 @@ class InkAcpAgent:
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         session = self._session(session_id)
-        if mode_id not in ("ask", "auto", "readonly"):
+        if mode_id not in MODE_IDS:
             raise RequestError.invalid_params(
-                {"message": f"unknown mode {mode_id!r}; the modes are ask, auto, readonly"}
+                {"message": f"unknown mode {mode_id!r}; the modes are {', '.join(MODE_IDS)}"}
             )
         session.gate.mode = mode_id  # type: ignore[assignment]
         self.outbox.post(session_id, update_current_mode(mode_id))
@@ -289,6 +300,8 @@ class InkAcpAgent:
         session.turn = controller = CancelController()
         try:
             await self._start_mcp(session, ask=True)  # trust asked once, before the turn
+            if session.trust is not None:
+                session.gate.permissions = session_rules(session.cwd, session.trust, log.warning)
             agent = self._factory.build(
                 settings=settings,
                 cwd=session.cwd,
@@ -296,7 +309,12 @@ class InkAcpAgent:
                 history=session.history,
                 tool_sources=[session.hub] if session.hub is not None else [],
             )
+            planning = session.gate.mode == "plan"
+            if planning:
+                enter_plan(agent)
             result = await agent.run(message, controller.signal)
+            if planning and result.stop_reason == "completed":
+                result = await self._after_plan(session, agent, result, controller)
         finally:
             session.turn = None
             await self.outbox.flush()
@@ -312,6 +330,20 @@ class InkAcpAgent:
                 cached_read_tokens=usage.cache_read_tokens or None,
             ),
         )
+
+    async def _after_plan(
+        self, session: AcpSession, agent: Agent, plan: RunResult, controller: CancelController
+    ) -> RunResult:
+        """The plan as a permission request: Approve and continue in ask/auto goes on in that
+        mode (the client is told the new mode) within the same prompt."""
+        sid = session.stored.id
+        mode = await Permissions(self._client, self.outbox, sid).plan(plan.text)
+        if mode is None:
+            return plan
+        session.gate.mode = mode
+        self.outbox.post(sid, update_current_mode(mode))
+        leave_plan(agent)
+        return await agent.run(approved_prompt(mode), controller.signal)
 
     def _front(self, session: AcpSession) -> FrontEnd:
         sid = session.stored.id

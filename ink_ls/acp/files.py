@@ -109,7 +109,8 @@ class ClientWriter:
         if mode == "readonly":
             raise ChangeRejectedError("policy", "approval mode is readonly: files are not changed")
         key = f"{tool_name}:change"
-        if mode == "ask" and key not in self._gate.always_allowed:
+        granted = tool_call_id in self._gate.granted  # a permission rule allowed it
+        if mode == "ask" and key not in self._gate.always_allowed and not granted:
             try:
                 choice = await wait_answer(
                     self._ask(path, old_text, new_text, tool_name, tool_call_id),

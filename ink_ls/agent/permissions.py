@@ -104,3 +104,12 @@ def load_project_settings(
     """Every settings file of `cwd`, its project files widening only as far as `trust` covers
     them (resolve the trust first: an undecided workspace is not trusted)."""
     return load_settings(cwd, trusted=trust_covers(trust), editor=editor)
+
+
+def session_rules(cwd: Path, trust: WorkspaceTrust, warn: Callable[[str], object]) -> Permissions:
+    """The rules of a session in `cwd` (after its trust is resolved); each problem is passed
+    to `warn` (a front end without a place to show them logs them)."""
+    permissions = Permissions.from_settings(load_project_settings(cwd, trust), cwd)
+    for problem in permissions.problems:
+        warn(f"{problem}; the rest of the settings apply")
+    return permissions
