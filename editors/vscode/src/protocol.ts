@@ -40,7 +40,7 @@ export interface SessionCompactResult {
   cancelled?: boolean;
 }
 
-export type ApprovalMode = 'ask' | 'auto' | 'readonly';
+export type ApprovalMode = 'ask' | 'auto' | 'readonly' | 'plan';
 
 /** `initializationOptions.ink` and `settings.ink` of `workspace/didChangeConfiguration`. */
 export interface InkSettings {
@@ -57,6 +57,10 @@ export interface InkSettings {
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;
+  /** Permission rules, a settings file's `permissions` shape. */
+  permissions?: Record<string, unknown>;
+  /** Hooks, a settings file's `hooks` shape. */
+  hooks?: Record<string, unknown>;
 }
 
 /** `capabilities.experimental.ink` announced by this client. */
