@@ -205,22 +205,18 @@ class WorkspaceTrust:
     def _decide(self, ask: Ask | None, *, mode: str, asking: bool) -> State:
         contents = read_covered(self.root)
         print_ = fingerprint(contents)
-        if self._decided_for == print_ and self.state != "undecided":
-            return self.state  # decided for these very files: asked once
-        self._decided_for = None
         if not contents:
             return self._set("trusted", "", contents)
-        if self.explicit is not None:
-            self._decided_for = print_
+        if self.explicit is not None:  # re-read each time: the editor's setting may change
             if self.explicit:
                 return self._set("trusted", "", contents)
             return self._set("untrusted", "the workspace is not trusted", {})
         if self.store.trusted(self.root, print_):
-            self._decided_for = print_
             return self._set("trusted", "", contents)
-        why = self._no_asking(mode)
+        if self._decided_for == print_:
+            return self.state  # the user answered for these very files: asked once
+        why = self._no_asking(mode)  # not remembered: a later turn may run in another mode
         if why is not None:
-            self._decided_for = print_
             return self._set("untrusted", why, {})
         if asking and ask is not None:
             return "undecided"  # the caller asks

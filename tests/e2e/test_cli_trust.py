@@ -254,3 +254,16 @@ async def test_an_agents_md_linked_out_of_the_workspace_is_not_sent(
     ) in run.stderr
     loaded = [e["paths"] for e in run.events if e["type"] == "instructions_loaded"]
     assert loaded == [[str(ws / "docs" / "CLAUDE.md")]]
+
+
+async def test_ci_never_asks_even_on_a_terminal(
+    fake: FakeModelServer, ws: Path, tmp_path: Path
+) -> None:
+    env = {**_pty_env(tmp_path, fake), "CI": "true"}
+    mark = tmp_path / "started"
+    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"mark": _marker(mark)}}))
+    fake.push(text("ok"))
+    code, screen = await _run_on_pty(ws, env, [])
+    assert code == 0, screen
+    assert "Trust the workspace" not in screen and not mark.exists()
+    assert "the workspace is not trusted and CI is set, so no one is asked" in screen

@@ -27,6 +27,8 @@ export interface RawSettings {
   permissions?: Record<string, unknown>;
   /** `ink.hooks` (an empty object: none). */
   hooks?: Record<string, unknown>;
+  /** `ink.trustWorkspace`: true / false states the trust of the workspace's files; null asks. */
+  trustWorkspace: boolean | null;
 }
 
 export const DEFAULT_SERVER_PATH = 'ink-ls';
@@ -88,6 +90,9 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   }
   if (raw.hooks && Object.keys(raw.hooks).length > 0) {
     settings.hooks = raw.hooks;
+  }
+  if (raw.trustWorkspace !== null) {
+    settings.trustWorkspace = raw.trustWorkspace;
   }
   return settings;
 }

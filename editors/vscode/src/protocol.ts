@@ -61,6 +61,7 @@ export interface InkSettings {
   permissions?: Record<string, unknown>;
   /** Hooks, a settings file's `hooks` shape. */
   hooks?: Record<string, unknown>;
+  trustWorkspace?: boolean;
 }
 
 /** `capabilities.experimental.ink` announced by this client. */

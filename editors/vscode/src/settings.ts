@@ -29,6 +29,7 @@ export function readRawSettings(): RawSettings {
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
     permissions: config.get<Record<string, unknown>>('permissions', {}),
     hooks: config.get<Record<string, unknown>>('hooks', {}),
+    trustWorkspace: config.get<boolean | null>('trustWorkspace', null),
   };
 }
 

@@ -17,6 +17,7 @@ const defaults: RawSettings = {
   compactThreshold: 0.8,
   approval: 'ask',
   approvalTimeoutSeconds: 600,
+  trustWorkspace: null,
 };
 
 test('defaults leave the server its own defaults', () => {
@@ -38,6 +39,7 @@ test('every setting maps to the initializationOptions.ink shape of protocol.md',
       compactThreshold: 0.7,
       approval: 'readonly',
       approvalTimeoutSeconds: 30,
+      trustWorkspace: false,
     }),
     {
       model: {
@@ -53,6 +55,7 @@ test('every setting maps to the initializationOptions.ink shape of protocol.md',
       },
       approval: 'readonly',
       approvalTimeoutSeconds: 30,
+      trustWorkspace: false,
     },
   );
 });

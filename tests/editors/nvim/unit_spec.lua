@@ -93,6 +93,9 @@ H.case('config.merge keeps defaults for invalid keys and settings() builds the w
   H.eq(2, #bad)
   -- JSON must not turn an empty model into an array: it is left out
   H.eq('{"approval":"auto"}', vim.json.encode(config.settings(config.merge({ approval = 'auto', model = {} }))))
+  -- the workspace's trust: sent only when stated, false included
+  H.eq({ approval = 'ask', trustWorkspace = false }, config.settings(config.merge({ trust_workspace = false })))
+  H.eq({ "trust_workspace: expected true or false" }, select(2, config.merge({ trust_workspace = 'yes' })))
 end)
 
 H.case('transcript streams text into lines and redraws tool lines in place', function()

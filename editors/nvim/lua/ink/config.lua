@@ -8,6 +8,7 @@ M.defaults = {
   model = nil,
   approval = 'ask',
   approval_timeout = nil,
+  trust_workspace = nil,
   transcript = { open = 'vertical', size = nil },
   review = { keymaps = { accept = 'ga', reject = 'gx' } },
   chat = {
@@ -86,6 +87,9 @@ function M.validate(opts)
   if t ~= nil and (type(t) ~= 'number' or t <= 0) then
     bad('approval_timeout', 'a number > 0')
   end
+  if opts.trust_workspace ~= nil and type(opts.trust_workspace) ~= 'boolean' then
+    bad('trust_workspace', 'true or false')
+  end
   if opts.transcript ~= nil and type(opts.transcript) ~= 'table' then
     bad('transcript', 'a table')
   end
@@ -144,6 +148,9 @@ function M.settings(opts)
   end
   if opts.hooks and next(opts.hooks) then
     s.hooks = vim.deepcopy(opts.hooks)
+  end
+  if opts.trust_workspace ~= nil then
+    s.trustWorkspace = opts.trust_workspace
   end
   return s
 end

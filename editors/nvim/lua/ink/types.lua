@@ -48,6 +48,7 @@
 ---@field permissions? table Permission rules, a settings file's `permissions` shape
 ---@field hooks? table Hooks, a settings file's `hooks` shape
 ---@field approval_timeout? number seconds (approvalTimeoutSeconds)
+---@field trust_workspace? boolean trust the workspace's own files (trustWorkspace); nil asks
 ---@field transcript? ink.TranscriptOptions
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
@@ -82,6 +83,7 @@
 ---@field model? ink.ModelOptions
 ---@field approval? string
 ---@field approvalTimeoutSeconds? number
+---@field trustWorkspace? boolean
 
 ---@class ink.Position
 ---@field line integer 0-based
