@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_current_mode
@@ -33,26 +33,25 @@ from acp.schema import (
 )
 
 from ink_ls import __version__
-from ink_ls.acp.files import ClientFiles, ClientWriter
+from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.events import AgentEvent
-from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.agent.permissions import session_rules
-from ink_ls.agent.plan_mode import approved_prompt, enter_plan, leave_plan
-from ink_ls.agent.trust import trust_asker, workspace_trust
+from ink_ls.agent.events import OUTCOMES, AgentEvent
+from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.plan_mode import PlanApproval, run_turn
+from ink_ls.agent.trust import workspace_trust
+from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.messages import Message, UserMessage
+from ink_ls.core.messages import UserMessage
 from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import DiskFiles
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
+from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
-
-if TYPE_CHECKING:  # the loop loads with the first prompt
-    from ink_ls.agent.loop import Agent, RunResult
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +72,6 @@ MODES = [
     ),
 ]
 MODE_IDS = tuple(m.id for m in MODES)
-_STOPS = {
-    "completed": "end_turn",
-    "max_tokens": "max_tokens",
-    "max_iterations": "max_turn_requests",
-    "aborted": "cancelled",
-}
 
 
 @dataclass
@@ -92,10 +85,10 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     """The client's MCP servers, as given (`session/new`, `session/load`)."""
     hub: McpHub | None = None
-    """Those servers with the user's and the workspace's: started with the session."""
+    """Those servers with the user's and the workspace's (the turn builder starts them)."""
     trust: WorkspaceTrust | None = None
     """The trust decision of the session's workspace (shared by the connection's sessions)."""
-    history: list[Message] = field(default_factory=list)
+    conversation: StoredConversation | None = None
     turn: CancelController | None = None
 
 
@@ -127,6 +120,7 @@ class InkAcpAgent:
         self._trust_workspace = trust_workspace
         self._trusts: dict[Path, WorkspaceTrust] = {}
         self._factory = factory
+        self._builder = TurnBuilder(factory)
         self._store = store if store is not None else SessionStore()
         self._settings = settings
         self._mode = mode
@@ -180,7 +174,7 @@ class InkAcpAgent:
             gate=ApprovalGate(self._mode),
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []),
-            history=list(stored.messages),
+            conversation=StoredConversation.of(stored),
             hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers), secret_env=self._secret_env()),
             trust=trust,
         )
@@ -198,7 +192,8 @@ class InkAcpAgent:
 
     def _trust(self, cwd: Path, meta: Any) -> WorkspaceTrust:
         """The connection's trust of `cwd`; `_meta.ink.trustWorkspace` (true/false) of
-        `session/new` / `session/load` states it, else `--trust-workspace`, else asked."""
+        `session/new` / `session/load` states it, else `--trust-workspace`, else the turn
+        builder asks (`session/request_permission`) before the first prompt runs."""
         trust = self._trusts.get(cwd)
         if trust is None:
             trust = workspace_trust(cwd, explicit=self._trust_workspace, interactive=True)
@@ -208,21 +203,10 @@ class InkAcpAgent:
             trust.explicit = stated
         return trust
 
-    async def _start_mcp(self, session: AcpSession, ask: bool = False) -> None:
-        """Start the session's MCP servers; a workspace `.mcp.json`'s once the workspace is
-        trusted (asked at the first prompt, through `session/request_permission`). A server
-        that fails shows in the log, the session goes on."""
+    async def _stop_replaced(self) -> None:
+        """Stop the servers of sessions replaced by `session/load`."""
         while self._closing:
             await self._closing.pop().close()
-        if session.hub is None or session.trust is None:
-            return
-        if ask:
-            permissions = Permissions(self._client, self.outbox, session.stored.id)
-            asker = trust_asker(permissions, timeout=session.gate.timeout)
-            await session.trust.resolve(asker, mode=session.gate.mode)
-        else:
-            session.trust.check()
-        await session.hub.start(trust=session.trust)
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -234,7 +218,8 @@ class InkAcpAgent:
             raise RequestError.internal_error(
                 {"message": f"cannot create a session: {exc}"}
             ) from None
-        await self._start_mcp(self._open(stored, root, mcp_servers, kwargs.get("ink")))
+        self._open(stored, root, mcp_servers, kwargs.get("ink"))
+        await self._stop_replaced()
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
     async def load_session(
@@ -253,8 +238,9 @@ class InkAcpAgent:
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session = self._open(stored, root, mcp_servers, kwargs.get("ink"))
-        await self._start_mcp(session)
-        for update in session.mapper.replay(session.history):
+        await self._stop_replaced()
+        assert session.conversation is not None
+        for update in session.mapper.replay(session.conversation.messages):
             self.outbox.post(session_id, update)
         await self.outbox.flush()
         return LoadSessionResponse(modes=_mode_state(session.gate.mode))
@@ -298,23 +284,24 @@ class InkAcpAgent:
         except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session.turn = controller = CancelController()
+        assert session.conversation is not None
         try:
-            await self._start_mcp(session, ask=True)  # trust asked once, before the turn
-            if session.trust is not None:
-                session.gate.permissions = session_rules(session.cwd, session.trust, log.warning)
-            agent = self._factory.build(
+            async with self._builder.turn(
+                self._front(session),
+                session.conversation,
                 settings=settings,
                 cwd=session.cwd,
-                front=self._front(session),
-                history=session.history,
-                tool_sources=[session.hub] if session.hub is not None else [],
-            )
-            planning = session.gate.mode == "plan"
-            if planning:
-                enter_plan(agent)
-            result = await agent.run(message, controller.signal)
-            if planning and result.stop_reason == "completed":
-                result = await self._after_plan(session, agent, result, controller)
+                signal=controller.signal,
+            ) as prepared:
+                for notice in prepared.notices:  # no place to show them over ACP: the log
+                    log.warning("%s", notice)
+                result = await run_turn(
+                    prepared.agent,
+                    session.gate,
+                    message,
+                    controller.signal,
+                    self._plan_approval(session),
+                )
         finally:
             session.turn = None
             await self.outbox.flush()
@@ -322,7 +309,7 @@ class InkAcpAgent:
             raise RequestError.internal_error({"message": result.error or "the turn failed"})
         usage = result.usage
         return PromptResponse(
-            stop_reason=_STOPS[result.stop_reason],
+            stop_reason=OUTCOMES[result.stop_reason],
             usage=Usage(
                 total_tokens=usage.input_tokens + usage.output_tokens,
                 input_tokens=usage.input_tokens,
@@ -331,19 +318,18 @@ class InkAcpAgent:
             ),
         )
 
-    async def _after_plan(
-        self, session: AcpSession, agent: Agent, plan: RunResult, controller: CancelController
-    ) -> RunResult:
-        """The plan as a permission request: Approve and continue in ask/auto goes on in that
-        mode (the client is told the new mode) within the same prompt."""
+    def _plan_approval(self, session: AcpSession) -> PlanApproval:
+        """The plan as a permission request: Approve and continue in Ask / Auto switches the
+        session's mode (the client is told: `current_mode_update`)."""
         sid = session.stored.id
-        mode = await Permissions(self._client, self.outbox, sid).plan(plan.text)
-        if mode is None:
-            return plan
-        session.gate.mode = mode
-        self.outbox.post(sid, update_current_mode(mode))
-        leave_plan(agent)
-        return await agent.run(approved_prompt(mode), controller.signal)
+
+        async def approve(plan: str) -> Literal["ask", "auto"] | None:
+            mode = await Permissions(self._client, self.outbox, sid).plan(plan)
+            if mode is not None:
+                self.outbox.post(sid, update_current_mode(mode))
+            return mode
+
+        return approve
 
     def _front(self, session: AcpSession) -> FrontEnd:
         sid = session.stored.id
@@ -357,21 +343,20 @@ class InkAcpAgent:
                 self.outbox.post(sid, update)
 
         return FrontEnd(
+            kind="acp",
             gate=session.gate,
-            writer=ClientWriter(
-                session.gate,
+            changes=ClientChanges(
                 permissions.change,
                 client if fs is not None and fs.write_text_file else None,
                 sid,
                 session.cwd,
             ),
             files=(
-                ClientFiles(client, sid)
-                if fs is not None and fs.read_text_file
-                else FrontEnd().files
+                ClientFiles(client, sid) if fs is not None and fs.read_text_file else DiskFiles()
             ),
             on_event=on_event,
-            on_message=session.stored.append,
+            mcp=session.hub,
+            trust=session.trust,
         )
 
     async def close(self) -> None:

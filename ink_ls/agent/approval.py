@@ -20,9 +20,9 @@ from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.permissions import Permissions, read_only
+from ink_ls.core.config import ApprovalMode
 from ink_ls.core.signal import CancelledError, CancelSignal, WaitTimeoutError, race
 
-ApprovalMode = Literal["ask", "auto", "readonly", "plan"]
 Choice = Literal["allow_once", "allow_always", "allow_project", "reject"]
 """`allow_project`: always in this project (the question's `project_rules` are saved)."""
 QuestionKind = Literal["command", "outside_workspace", "change", "trust"]
@@ -116,14 +116,9 @@ class ApprovalGate:
         inside the workspace (writes not under readonly or plan), or a question already
         answered "always"; never when a deny or ask rule matches.
         """
-        if self.permissions is not None:
-            decision = self.permissions.decide(request)
-            if decision.kind in ("deny", "ask"):
-                return False
-            if self.mode == "plan" and not read_only(request):
-                return False
-            if decision.kind == "allow":
-                return True
+        by_rules = self._rules_pass(request)
+        if by_rules is not None:
+            return by_rules
         if self.mode == "auto":
             return True
         tool = request.tool
@@ -139,28 +134,28 @@ class ApprovalGate:
             return True
         return f"{tool.name}:outside_workspace" in self.always_allowed
 
+    def _rules_pass(self, request: GateRequest) -> bool | None:
+        """What the rules and plan mode say for `would_pass` (None: the mode decides)."""
+        kind = self.permissions.decide(request).kind if self.permissions is not None else None
+        if kind in ("deny", "ask") or (self.mode == "plan" and not read_only(request)):
+            return False
+        return True if kind == "allow" else None
+
     async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
-        forced: str | None = None
-        if self.permissions is not None:
-            decision = self.permissions.decide(request)
-            if decision.kind == "deny":
-                return GateBlock("permission rule", decision.reason())
-            if self.mode == "plan" and not read_only(request):
-                return GateBlock("plan mode", PLAN_REFUSAL)
-            if decision.kind == "allow":
-                self.granted.add(request.tool_call_id)
-                return None
-            if decision.kind == "ask":
-                forced = decision.reason()
-        elif self.mode == "plan" and not read_only(request):
+        decision = self.permissions.decide(request) if self.permissions is not None else None
+        if decision is not None and decision.kind == "deny":
+            return GateBlock("permission rule", decision.reason())
+        if self.mode == "plan" and not read_only(request):
             return GateBlock("plan mode", PLAN_REFUSAL)
-        if forced is not None:
-            if self.mode in ("readonly", "plan"):
-                return GateBlock(
-                    "permission rule", f"{forced}; approval mode {self.mode} asks no one"
-                )
-            return await self._ask_rule(request, forced, signal)
-        return await self._by_mode(request, signal)
+        if decision is None or decision.kind is None:
+            return await self._by_mode(request, signal)
+        if decision.kind == "allow":
+            self.granted.add(request.tool_call_id)
+            return None
+        if self.mode in ("readonly", "plan"):
+            why = f"{decision.reason()}; approval mode {self.mode} asks no one"
+            return GateBlock("permission rule", why)
+        return await self._ask_rule(request, decision.reason(), signal)
 
     async def _ask_rule(
         self, request: GateRequest, rule: str, signal: CancelSignal
@@ -256,16 +251,26 @@ class ApprovalGate:
             return GateBlock("user", exc.reason)
         except Exception as exc:
             return GateBlock("user", f"the approval prompt failed: {exc}")
+        return self._answered(choice, question, request, key if remember else None)
+
+    def _answered(
+        self,
+        choice: Choice | None,
+        question: ApprovalQuestion,
+        request: GateRequest,
+        key: str | None,
+    ) -> GateBlock | None:
+        """What the user's answer means; `key` is what "always" remembers (None: nothing)."""
         if choice == "allow_project" and question.project_rules:
             problem = self.save_project_rules(question.project_rules, request.cwd)
             if problem is not None:
                 log.warning("%s", problem)
             return None
-        if choice == "allow_always" or (choice == "allow_project" and remember):
-            if remember:
+        if choice in ("allow_always", "allow_project"):
+            if key is not None:
                 self.always_allowed.add(key)
             return None
-        if choice in ("allow_once", "allow_project"):
+        if choice == "allow_once":
             return None
         if choice == "reject":
             return GateBlock("user", "the user rejected this call")

@@ -6,10 +6,15 @@ Front ends switch an agent in and out of plan mode with these; they never word i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Literal
+
+from ink_ls.core.messages import UserMessage
+from ink_ls.core.signal import CancelSignal
 
 if TYPE_CHECKING:
-    from ink_ls.agent.loop import Agent
+    from ink_ls.agent.approval import ApprovalGate
+    from ink_ls.agent.loop import Agent, RunResult
 
 PLAN_NOTE = """\
 
@@ -38,3 +43,30 @@ def leave_plan(agent: Agent) -> None:
 def approved_prompt(mode: str) -> str:
     """The message that continues the turn once the plan is approved in `mode`."""
     return APPROVED_PROMPT.format(mode=mode)
+
+
+PlanApproval = Callable[[str], Awaitable[Literal["ask", "auto"] | None]]
+"""Shows the plan and returns the mode to go on in ("Approve and continue in ask/auto"), or
+None when the user did not approve it."""
+
+
+async def run_turn(
+    agent: Agent,
+    gate: ApprovalGate,
+    prompt: str | UserMessage,
+    signal: CancelSignal,
+    approve: PlanApproval | None,
+) -> RunResult:
+    """`agent.run(prompt)`; in plan mode, a plan the user approves (through `approve`) goes on
+    in the same turn in the mode chosen. Without `approve` (no one to ask) the plan is the
+    answer."""
+    planning = gate.mode == "plan"
+    result = await agent.run(prompt, signal)
+    if not planning or approve is None or result.stop_reason != "completed":
+        return result
+    mode = await approve(result.text)
+    if mode is None:
+        return result
+    gate.mode = mode
+    leave_plan(agent)
+    return await agent.run(approved_prompt(mode), signal)

@@ -8,21 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Literal
 
 from ink_ls.agent.approval import ApprovalGate, WaitInterruptedError, wait_answer
-from ink_ls.agent.events import StopReason
-from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.agent.gate import Gate
-from ink_ls.agent.instructions import ProjectInstructions
-from ink_ls.agent.plan_mode import approved_prompt, enter_plan, leave_plan
-from ink_ls.agent.trust import trust_asker
+from ink_ls.agent.events import OUTCOMES
+from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.plan_mode import PlanApproval, run_turn
+from ink_ls.agent.turn import FrontEnd, TurnBuilder
+from ink_ls.agent.writes import ChangeChannel, DiskChannel
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import FileWriter, ToolRegistry, ToolSource
+from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.compacting import compact_session
 from ink_ls.editor.context import prompt_with_context
@@ -32,13 +30,12 @@ from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
-from ink_ls.editor.rules import EditorRules, ask_plan_approval
+from ink_ls.editor.rules import EditorRules, ask_plan_approval, editor_rules
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
-from ink_ls.editor.writer import ApprovingWriter
-from ink_ls.model.base import Model
+from ink_ls.editor.writer import EditorChanges
 from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
@@ -58,20 +55,7 @@ from ink_ls.protocol.models import (
 )
 from ink_ls.sessions.store import Session, SessionStore, unsaved_message
 
-if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
-    from ink_ls.agent.loop import Agent, RunResult
-
-
 log = logging.getLogger(__name__)
-
-WIRE_STOPS: dict[StopReason, WireStopReason] = {
-    "completed": "end_turn",
-    "max_tokens": "max_tokens",
-    "max_iterations": "max_turn_requests",
-    "aborted": "cancelled",
-    "error": "error",
-}
-"""The agent's stop reasons and the wire's, one to one."""
 
 
 def _warn_unsaved(stored: Session | None, reporter: TurnReporter) -> None:
@@ -118,6 +102,7 @@ class Host:
         self.documents = documents
         self.features = features
         self.sessions = SessionBook(deps.store, cwd)
+        self.builder = TurnBuilder(deps.factory)
         self.closing = False
         self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
@@ -228,39 +213,27 @@ class Host:
         await self.close_models()
         await self.mcp.close()
 
-    async def agent(
+    def front(
         self,
-        session: LiveSession,
         reporter: TurnReporter,
-        gate: Gate,
-        writer: FileWriter,
-        model: Model,
-        sources: Sequence[ToolSource] = (),
-    ) -> Agent:
-        """The agent of one turn (or of an on-demand compaction) of `session`; `sources` are
-        the MCP servers whose tools join the turn."""
-        settings = self.settings.model
-        factory = self.deps.factory
-        if session.instructions is None:
-            session.instructions = ProjectInstructions(self.cwd)
+        gate: ApprovalGate,
+        changes: ChangeChannel | None = None,
+        *,
+        with_mcp: bool = True,
+    ) -> FrontEnd:
+        """What the editor brings to a turn of one session (or to an on-demand compaction:
+        no changes, no MCP servers)."""
         diagnostics = self.diagnostics
-        return factory.build(
-            settings=settings,
-            cwd=self.cwd,
-            front=FrontEnd(
-                gate=gate,
-                writer=writer,
-                files=self.documents,
-                on_event=reporter.on_event,
-                on_message=session.record,
-                on_compaction=session.record_compaction,
-                adapt_tools=lambda tools: editor_tools(tools, diagnostics),
-            ),
-            history=session.messages,
-            tool_sources=sources,
-            model=model,
-            context_window=await factory.window(settings),
-            instructions=session.instructions,
+        return FrontEnd(
+            kind="editor",
+            gate=gate,
+            changes=changes if changes is not None else DiskChannel(self.cwd),
+            files=self.documents,
+            on_event=reporter.on_event,
+            mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
+            trust=self.mcp.trust_for(self.settings) if with_mcp else None,
+            adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            settings_sections=editor_rules(self.settings),
         )
 
     # ---- prompt ---------------------------------------------------------------------------------
@@ -282,6 +255,20 @@ class Host:
             log.info("progress token refused: %s", exc)
             return None
         return token
+
+    async def reporter(
+        self, session: LiveSession, turn: Turn, given: str | int | None
+    ) -> TurnReporter:
+        """Where a turn of `session` reports (updates, and progress under its token)."""
+        turn.token = await self.progress_token(given, session, turn.turn_id)
+        return TurnReporter(
+            self.client,
+            session_id=session.session_id,
+            turn_id=turn.turn_id,
+            cwd=self.cwd,
+            progress_token=turn.token,
+            session_usage=session.usage,
+        )
 
     async def prompt(
         self, params: SessionPromptParams, *, request_id: object | None = None
@@ -309,15 +296,7 @@ class Host:
         self, session: LiveSession, turn: Turn, params: SessionPromptParams
     ) -> SessionPromptResult:
         settings = self.settings
-        turn.token = await self.progress_token(params.work_done_token, session, turn.turn_id)
-        reporter = TurnReporter(
-            self.client,
-            session_id=session.session_id,
-            turn_id=turn.turn_id,
-            cwd=self.cwd,
-            progress_token=turn.token,
-            session_usage=session.usage,
-        )
+        reporter = await self.reporter(session, turn, params.work_done_token)
         reporter.begin(params.prompt)
         stop: WireStopReason
         text, error = "", None
@@ -331,36 +310,30 @@ class Host:
                 settings.approval_timeout,
                 always_allowed=session.always_allowed,
             )
-            writer = ApprovingWriter(
+            changes = EditorChanges(
                 self.client,
                 self.features,
                 self.documents,
                 self.cwd,
-                settings.approval,
                 prompter,
                 settings.approval_timeout,
-                session.always_allowed,
                 watch=reporter,
-                granted=gate.granted,
             )
-            factory = self.deps.factory
-            ask = trust_asker(
-                prompter, timeout=settings.approval_timeout, signal=turn.controller.signal
-            )
-            hub = await self.mcp.start(settings, ask)  # asks to trust the workspace once
-            gate.permissions = self.rules.load(self.mcp.trust, settings, reporter.send)
-            model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
-            try:
-                agent = await self.agent(session, reporter, gate, writer, model, sources=[hub])
-                if gate.mode == "plan":
-                    enter_plan(agent)
-                result = await agent.run(prompt, turn.controller.signal)
-                if gate.mode == "plan" and result.stop_reason == "completed":
-                    result = await self._after_plan(agent, gate, writer, result, turn)
-            finally:
-                await factory.release_model(settings.model, current=self.settings.model)
-            stop = WIRE_STOPS[result.stop_reason]
+            async with self.builder.turn(
+                self.front(reporter, gate, changes),
+                session,
+                settings=settings.model,
+                cwd=self.cwd,
+                signal=turn.controller.signal,
+                current=lambda: self.settings.model,
+            ) as prepared:
+                self.rules.report(prepared.notices, reporter.send)
+                approve = self._plan_approval(turn)
+                result = await run_turn(
+                    prepared.agent, gate, prompt, turn.controller.signal, approve
+                )
+            stop = OUTCOMES[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")
@@ -380,26 +353,22 @@ class Host:
             error=error,
         )
 
-    async def _after_plan(
-        self, agent: Agent, gate: ApprovalGate, writer: ApprovingWriter, plan: RunResult, turn: Turn
-    ) -> RunResult:
-        """Plan mode ended with a plan: "Approve and continue in ask/auto" goes on in that mode
-        within the same turn; anything else leaves the plan as the answer."""
-        try:
-            mode = await wait_answer(
-                ask_plan_approval(
-                    self.client, plan.text, option_ids=self.features.action_option_ids
-                ),
-                timeout=self.settings.approval_timeout,
-                signal=turn.controller.signal,
-            )
-        except WaitInterruptedError:
-            return plan
-        if mode is None:
-            return plan
-        gate.mode = writer.mode = mode
-        leave_plan(agent)
-        return await agent.run(approved_prompt(mode), turn.controller.signal)
+    def _plan_approval(self, turn: Turn) -> PlanApproval:
+        """Plan mode's "Approve and continue in ask/auto mode", as a message request."""
+
+        async def approve(plan: str) -> Literal["ask", "auto"] | None:
+            try:
+                return await wait_answer(
+                    ask_plan_approval(
+                        self.client, plan, option_ids=self.features.action_option_ids
+                    ),
+                    timeout=self.settings.approval_timeout,
+                    signal=turn.controller.signal,
+                )
+            except WaitInterruptedError:
+                return None
+
+        return approve
 
     # ---- compact --------------------------------------------------------------------------------
 

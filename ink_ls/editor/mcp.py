@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ink_ls.agent.trust import workspace_trust
-from ink_ls.core.trust import Ask
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.editor.settings import InkSettings
 from ink_ls.mcp.hub import McpHub
 from ink_ls.protocol.models import McpServerInfo, McpStatusResult
@@ -28,21 +28,32 @@ class EditorMcp:
         self.trust = workspace_trust(cwd, explicit=None, interactive=True)
         """The connection's trust decision (the editor can always ask: a message request)."""
 
-    async def start(self, settings: InkSettings, ask: Ask | None = None) -> McpHub:
-        """The hub with every server started that may start now (idempotent, fast when up);
-        `ask` lets a turn ask the user to trust the workspace first."""
-        if self.hub is None:
+    def _hub(self, settings: InkSettings) -> McpHub:
+        if self.hub is None:  # made from the first settings that ask for it
             self.hub = McpHub.for_workspace(
                 self.cwd, settings.mcp_servers, secret_env=self._secret_env()
             )
-        self.trust.explicit = settings.trust_workspace
-        if ask is not None:
-            await self.trust.resolve(ask, mode=settings.approval)
-        else:
-            self.trust.check()
-        if not self.closed:  # after shutdown nothing starts again (no orphans at exit)
-            await self.hub.start(trust=self.trust)
         return self.hub
+
+    def hub_for(self, settings: InkSettings) -> McpHub | None:
+        """The connection's hub for a turn, which the turn builder starts; None after
+        shutdown, so nothing starts again (no orphans at exit)."""
+        return None if self.closed else self._hub(settings)
+
+    def trust_for(self, settings: InkSettings) -> WorkspaceTrust:
+        """The connection's trust decision, with what the settings state (`trustWorkspace`)."""
+        self.trust.explicit = settings.trust_workspace
+        return self.trust
+
+    async def start(self, settings: InkSettings) -> McpHub:
+        """The hub with every server started that may start without asking (`ink/tools`,
+        `ink/mcp/status`: a workspace's servers wait for a turn to ask for its trust)."""
+        hub = self._hub(settings)
+        trust = self.trust_for(settings)
+        trust.check()
+        if not self.closed:
+            await hub.start(trust=trust)
+        return hub
 
     async def status(self, settings: InkSettings) -> McpStatusResult:
         hub = await self.start(settings)

@@ -1,8 +1,8 @@
-"""Permission rules and plan mode in the editor: the settings files with the editor's own
-`ink.permissions` / `ink.hooks`, their problems said once per connection, and the plan's
-"Approve and continue in ask/auto" as a message request.
+"""Permission rules and plan mode in the editor: the editor's own `ink.permissions` /
+`ink.hooks` as settings sections, the settings files' notices said once per connection, and
+the plan's "Approve and continue in ask/auto" as a message request.
 
-The rules themselves are decided by the agent's gate; this module only gathers and asks.
+The turn builder loads the rules and the gate decides; this module only gathers and asks.
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from ink_ls.agent.permissions import Permissions, load_project_settings
-from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.editor.client import EditorClient
 from ink_ls.editor.settings import InkSettings
 from ink_ls.protocol import lsp
@@ -36,23 +34,17 @@ def editor_rules(settings: InkSettings) -> dict[str, Any]:
 
 
 class EditorRules:
-    """The rules of one editor connection, loaded again for every turn (the files may have
-    changed); each problem is reported once."""
+    """What the settings files told the user on this connection: each notice (a problem,
+    what an untrusted project did not get) is sent once, as a `warning` update."""
 
     def __init__(self) -> None:
         self._said: set[str] = set()
 
-    def load(
-        self, trust: WorkspaceTrust, settings: InkSettings, report: Callable[[WarningUpdate], None]
-    ) -> Permissions:
-        """The turn's rules; `report(update)` sends a warning for a problem not yet said."""
-        loaded = load_project_settings(trust.root, trust, editor=editor_rules(settings))
-        permissions = Permissions.from_settings(loaded, trust.root)
-        for problem in map(str, permissions.problems):
-            if problem not in self._said:
-                self._said.add(problem)
-                report(WarningUpdate(message=f"{problem}; the rest of the settings apply"))
-        return permissions
+    def report(self, notices: list[str], send: Callable[[WarningUpdate], None]) -> None:
+        for notice in notices:
+            if notice not in self._said:
+                self._said.add(notice)
+                send(WarningUpdate(message=notice))
 
 
 async def ask_plan_approval(

@@ -13,33 +13,34 @@ import signal as signals
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
-from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
-from ink_ls.agent.plan_mode import approved_prompt, enter_plan, leave_plan
+from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
+from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.signal import CancelController, CancelSignal
-from ink_ls.core.tool import FileWriter
+from ink_ls.core.signal import CancelController
 from ink_ls.core.trust import WorkspaceTrust
+from ink_ls.mcp.hub import McpHub
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
-from ink_ls.run.mcp import start_hub
-from ink_ls.run.rules import NoTerminalAsker, first_mode, load_run_rules
+from ink_ls.run.rules import NoTerminalAsker, first_mode
 from ink_ls.run.terminal import (
     Asker,
     TerminalAsker,
+    TerminalChanges,
     TerminalPrompter,
-    TerminalWriter,
     ask_plan_approval,
 )
 from ink_ls.run.view import TerminalView
+from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
@@ -157,60 +158,101 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         sink = view
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
-    window = await factory.window(setup.settings)
-    instructions = ProjectInstructions(setup.cwd)
-    hub = await start_hub(setup.trust, setup.approval, TerminalPrompter(asker), setup.settings)
-    rules = load_run_rules(
-        setup.cwd, setup.trust, approval=setup.stated, interactive=setup.interactive, err=err
+    hub = McpHub.for_workspace(setup.cwd, secret_env=setup.settings.secret_env_names())
+    front = FrontEnd(
+        kind="terminal",
+        gate=ApprovalGate(setup.approval, TerminalPrompter(asker)),
+        changes=TerminalChanges(asker, setup.cwd),
+        on_event=meter,
+        mcp=hub,
+        trust=setup.trust,
+        mode_stated=setup.stated is not None,
     )
-    setup.approval = rules.mode
-    gate = ApprovalGate(setup.approval, TerminalPrompter(asker), permissions=rules.permissions)
-    writer: FileWriter = TerminalWriter(asker, setup.cwd, gate)
+    try:
+        async with TurnBuilder(factory).turn(
+            front,
+            StoredConversation.of(setup.session),
+            settings=setup.settings,
+            cwd=setup.cwd,
+            signal=controller.signal,
+        ) as prepared:
+            _header(prepared, hub, err, setup, json_mode=json_mode)
+            if compact:
+                status = await _compact(prepared.agent, err, setup)
+                if status != EXIT_OK or not setup.prompt.strip():
+                    return status
+            approve = _plan_approval(terminal, controller) if setup.interactive else None
+            result = await _run_agent(prepared.agent, front.gate, setup, controller, approve)
+    except asyncio.CancelledError:
+        from ink_ls.tools.processes import kill_all_tracked
+
+        kill_all_tracked()
+        err.print("stopped without waiting for running tools", style="yellow")
+        return EXIT_INTERRUPTED
+    finally:
+        if view is not None:
+            view.close()
+        await factory.close_models()
+        await hub.close()
+    if isinstance(asker, NoTerminalAsker) and asker.needed is not None:
+        err.print(f"ink-ls run: {asker.usage_message(front.gate.mode)}", markup=False)
+        return EXIT_USAGE
+    return _report(
+        result, setup, err, json_mode=json_mode, max_turns=max_turns, tokens=meter.summary()
+    )
+
+
+def _header(
+    prepared: PreparedTurn, hub: McpHub, err: Console, setup: _Setup, *, json_mode: bool
+) -> None:
+    """MCP servers that could not start (the run goes on without them); then, in the live
+    view, the session, the model, its window and the project instructions in force."""
+    for notice in prepared.notices:  # the settings files' problems, what trust held back
+        err.print(f"ink-ls run: {notice}", markup=False)
     for problem in hub.problems:  # e.g. a ${VAR} a project file may not expand
         err.print(f"MCP: {problem}", style="yellow", markup=False)
-    for server in hub.status():  # the run goes on without a server that cannot start
+    for server in hub.status():
         if server.error:
             err.print(
                 f"MCP server {server.name}: {server.state}: {server.error}",
                 style="yellow",
                 markup=False,
             )
-    agent = factory.build(
-        settings=setup.settings,
-        cwd=setup.cwd,
-        front=FrontEnd(
-            gate=gate,
-            writer=writer,
-            on_event=meter,
-            on_message=setup.session.append,
-            on_compaction=setup.session.record_compaction,
-        ),
-        history=list(setup.session.messages),
-        tool_sources=[hub],
-        context_window=window,
-        instructions=instructions,
+    if json_mode:
+        return
+    err.print(
+        f"session {setup.session.id} · {setup.settings.model} at "
+        f"{setup.settings.base_url} · window {prepared.window:,} tokens",
+        style="dim",
+        markup=False,
     )
-    if not json_mode:
-        err.print(
-            f"session {setup.session.id} · {setup.settings.model} at "
-            f"{setup.settings.base_url} · window {window:,} tokens",
-            style="dim",
-            markup=False,
+    root = prepared.instructions.start()  # the header names them; later ones show as they load
+    if root:
+        event = InstructionsEvent(
+            paths=[str(f.path) for f in root], truncated=any(f.truncated for f in root)
         )
-        root = instructions.start()  # the header names them; later ones show as they load
-        if root:
-            event = InstructionsEvent(
-                paths=[str(f.path) for f in root], truncated=any(f.truncated for f in root)
-            )
-            err.print(context_line(event, setup.cwd), style="dim", markup=False)
-    if compact:
-        status = await _compact(agent, err, setup)
-        if status != EXIT_OK or not setup.prompt.strip():
-            if view is not None:
-                view.close()
-            await factory.close_models()
-            await hub.close()
-            return status
+        err.print(context_line(event, setup.cwd), style="dim", markup=False)
+
+
+def _plan_approval(asker: TerminalAsker, controller: CancelController) -> PlanApproval:
+    """Plan mode's "Approve and continue in ask/auto" on the terminal."""
+
+    async def approve(plan: str) -> Literal["ask", "auto"] | None:
+        return await ask_plan_approval(asker, controller.signal)
+
+    return approve
+
+
+async def _run_agent(
+    agent: Agent,
+    gate: ApprovalGate,
+    setup: _Setup,
+    controller: CancelController,
+    approve: PlanApproval | None,
+) -> RunResult:
+    """The run (with plan mode's approval), Ctrl-C cancelling it (a second Ctrl-C stops at
+    once: `CancelledError`)."""
+    err = _stderr()
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     interrupts = 0
@@ -226,41 +268,9 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
-        if setup.approval == "plan":
-            enter_plan(agent)
-        result = await agent.run(setup.prompt, controller.signal)
-        if setup.approval == "plan" and result.stop_reason == "completed" and setup.interactive:
-            result = await _after_plan(agent, gate, terminal, controller.signal, result)
-    except asyncio.CancelledError:
-        from ink_ls.tools.processes import kill_all_tracked
-
-        kill_all_tracked()
-        err.print("stopped without waiting for running tools", style="yellow")
-        return EXIT_INTERRUPTED
+        return await run_turn(agent, gate, setup.prompt, controller.signal, approve)
     finally:
         loop.remove_signal_handler(signals.SIGINT)
-        if view is not None:
-            view.close()
-        await factory.close_models()
-        await hub.close()
-    if isinstance(asker, NoTerminalAsker) and asker.needed is not None:
-        err.print(f"ink-ls run: {asker.usage_message(setup.approval)}", markup=False)
-        return EXIT_USAGE
-    return _report(
-        result, setup, err, json_mode=json_mode, max_turns=max_turns, tokens=meter.summary()
-    )
-
-
-async def _after_plan(
-    agent: Agent, gate: ApprovalGate, asker: TerminalAsker, signal: CancelSignal, plan: RunResult
-) -> RunResult:
-    """Plan mode ended with a plan: "Approve and continue in ask/auto" goes on in that mode."""
-    mode = await ask_plan_approval(asker, signal)
-    if mode is None:
-        return plan
-    gate.mode = mode
-    leave_plan(agent)
-    return await agent.run(approved_prompt(mode), signal)
 
 
 async def _compact(agent: Agent, err: Console, setup: _Setup) -> int:

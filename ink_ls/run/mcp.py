@@ -15,9 +15,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ink_ls.agent.approval import ApprovalMode, Prompter
+from ink_ls.agent.approval import Prompter
 from ink_ls.agent.trust import trust_asker, workspace_trust
-from ink_ls.core.config import ModelSettings
+from ink_ls.core.config import ApprovalMode, ModelSettings
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub, ServerStatus
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter

@@ -138,7 +138,7 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     assert warning.type == 2
     assert warning.message == (
         "ink: invalid settings ignored (model.maxTokens: Input should be greater than 0; "
-        "approval: must be one of 'ask', 'auto', 'readonly'); using defaults"
+        "approval: must be one of 'ask', 'auto', 'readonly', 'plan'); using defaults"
     )
     assert client.init_result is not None
     caps = client.init_result.capabilities
