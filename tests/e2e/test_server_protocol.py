@@ -75,7 +75,17 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
 
     tools = await client.ink(methods.TOOLS, {})
     names = [t["name"] for t in tools["tools"]]
-    assert sorted(names) == ["bash", "edit", "find", "grep", "ls", "read", "task", "write"]
+    assert sorted(names) == [
+        "bash",
+        "edit",
+        "find",
+        "grep",
+        "ls",
+        "read",
+        "task",
+        "todo_write",
+        "write",
+    ]
     read = tools["tools"][names.index("read")]
     assert read["concurrencySafe"] is True
     assert read["parameters"]["required"] == ["path"]
