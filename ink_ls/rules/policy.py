@@ -21,7 +21,14 @@ from typing import Literal
 from ink_ls.core.settings_files import RuleEntry, RuleKind, SettingsProblem
 from ink_ls.core.tool import Access
 from ink_ls.rules.shell import WRAPPERS, ParsedCommand, SimpleCommand, parse_command
-from ink_ls.rules.syntax import Rule, RuleSyntaxError, compile_entry, compile_rule
+from ink_ls.rules.syntax import (
+    PathView,
+    Rule,
+    RuleSyntaxError,
+    compile_entry,
+    compile_rule,
+    path_view,
+)
 
 _RISKY_ASSIGNMENTS = ("LD_", "DYLD_", "PATH=", "BASH_ENV=", "ENV=", "IFS=", "SHELLOPTS=", "PS4=")
 """Assignment prefixes that change what a command runs: `X=1 npm test` is `npm test` for an
@@ -52,6 +59,14 @@ class CallFacts:
     reads: list[Path]
     writes: list[Path | None]
     command: ParsedCommand | None = None
+    views: dict[Path, PathView] = field(default_factory=dict)
+
+    def view(self, path: Path) -> PathView:
+        """`path` as path rules see it, looked up once per call."""
+        found = self.views.get(path)
+        if found is None:
+            found = self.views[path] = path_view(path)
+        return found
 
 
 def _program_views(cmd: SimpleCommand) -> list[tuple[str | None, ...]]:
@@ -182,7 +197,7 @@ def _matches(rule: Rule, facts: CallFacts) -> tuple[bool | None, str]:
         for path in paths:
             if path is None:
                 open_ended = True
-            elif rule.path.match(path):
+            elif rule.path.match(facts.view(path)):
                 return True, str(path)
         return (None, "a redirect to a file named by an expansion") if open_ended else (False, "")
     if rule.command is not None and facts.command is not None:
@@ -215,7 +230,7 @@ def _command_allowed(cmd: SimpleCommand, allow: list[Rule]) -> bool:
     return False
 
 
-def _path_allowed(path: Path, allow: list[Rule], how: Literal["read", "write"]) -> bool:
+def _path_allowed(path: Path | PathView, allow: list[Rule], how: Literal["read", "write"]) -> bool:
     kinds = ("read", "edit", "write") if how == "read" else ("edit", "write")
     return any(r.path is not None and r.tool in kinds and r.path.match(path) for r in allow)
 
@@ -230,14 +245,14 @@ def _allowed_by(allow: list[Rule], facts: CallFacts, cwd: Path) -> Decision | No
             return None
         if not all(_command_allowed(c, allow) for c in parsed.commands):
             return None
-        if any(p is None or not _path_allowed(p, allow, "write") for p in facts.writes):
+        if any(p is None or not _path_allowed(facts.view(p), allow, "write") for p in facts.writes):
             return None
         return Decision("allow", None, "every command is allowed by a rule")
     if not facts.reads and not facts.writes:
         return None
     written = {p for p in facts.writes if p is not None}
-    if not all(_path_allowed(p, allow, "write") for p in written):
+    if not all(_path_allowed(facts.view(p), allow, "write") for p in written):
         return None
-    if not all(p in written or _path_allowed(p, allow, "read") for p in facts.reads):
+    if not all(p in written or _path_allowed(facts.view(p), allow, "read") for p in facts.reads):
         return None
     return Decision("allow", None, "every path is allowed by a rule")

@@ -61,22 +61,39 @@ class CommandPattern:
 
 
 @dataclass(frozen=True)
+class PathView:
+    """A path as path rules see it: as given and with links resolved, and whether it is a
+    directory (looked up once per decision, whatever the number of rules)."""
+
+    spellings: tuple[str, ...]
+    is_dir: bool
+
+
+def path_view(path: Path) -> PathView:
+    given = os.path.normpath(str(path))
+    real = os.path.realpath(given)
+    return PathView((given,) if real == given else (given, real), os.path.isdir(real))
+
+
+@dataclass(frozen=True)
 class PathPattern:
     base: Path
     spec: pathspec.GitIgnoreSpec
     text: str
 
-    def match(self, path: Path) -> bool:
+    def match(self, path: Path | PathView) -> bool:
         """Whether `path` (absolute) or, for a directory, what is inside it, matches."""
-        for candidate in {path, Path(os.path.realpath(path))}:
-            try:
-                rel = candidate.relative_to(self.base).as_posix()
-            except ValueError:
-                continue
-            if rel == ".":
+        view = path if isinstance(path, PathView) else path_view(path)
+        base = str(self.base).rstrip("/") + "/"
+        for spelling in view.spellings:
+            if spelling + "/" == base:
                 rel = ""
+            elif spelling.startswith(base):
+                rel = spelling[len(base) :]
+            else:
+                continue
             probes = [rel] if rel else []
-            if candidate.is_dir():  # a listing or search of a directory reads what is in it
+            if view.is_dir:  # a listing or search of a directory reads what is in it
                 probes.append(f"{rel}/\x00" if rel else "\x00")
             if any(self.spec.match_file(p) for p in probes):
                 return True
