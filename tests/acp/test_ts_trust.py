@@ -20,14 +20,16 @@ HERE = Path(__file__).resolve().parent
 PY = sys.executable
 
 
-def _run(scenario: dict[str, Any], env: dict[str, str], tmp_path: Path) -> dict[str, Any]:
+def _run(
+    scenario: dict[str, Any], env: dict[str, str], tmp_path: Path, *extra: str
+) -> dict[str, Any]:
     assert (HERE / "node_modules/@agentclientprotocol/sdk").is_dir(), (
         "the TypeScript ACP SDK is not installed: run tests/acp/setup-tests"
     )
     path = tmp_path / "scenario.json"
     path.write_text(json.dumps(scenario))
     done = subprocess.run(
-        [node(), str(HERE / "scripted.mjs"), str(path), "--", *SERVER],
+        [node(), str(HERE / "scripted.mjs"), str(path), "--", *SERVER, *extra],
         env=env,
         cwd=HERE,
         capture_output=True,
@@ -125,3 +127,22 @@ def test_the_workspace_servers_wait_for_trust_in_every_mode(
     assert report["permissions"] == [] and report["stops"] == ["end_turn"]
     [result] = [m for m in model.requests[5]["messages"] if m["role"] == "tool"]
     assert result["content"] == "echo: hi"
+
+
+def test_the_flag_trusts_and_an_outside_agents_md_is_not_sent(
+    model: FakeModelServer, workspace: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    acp_env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    mark = tmp_path / "started"
+    marker = {"command": PY, "args": ["-c", f"open({str(mark)!r}, 'w').write('ran')"]}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"mark": marker}}))
+    private = tmp_path / "private.md"
+    private.write_text("PRIVATE-NOTES-4417\n")
+    (workspace / "AGENTS.md").symlink_to(private)
+    model.push(text("hello"))
+    report = _run(
+        {"cwd": str(workspace), "prompts": ["hi"]}, acp_env, tmp_path, "--trust-workspace"
+    )
+    assert report["stops"] == ["end_turn"] and report["permissions"] == []
+    assert mark.read_text() == "ran"  # trusted by the flag: started without a question
+    assert "PRIVATE-NOTES-4417" not in json.dumps(model.requests)
