@@ -10,21 +10,24 @@ in the session, and the one write policy (`agent.writes`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.factory import AgentFactory, AgentParts
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.permissions import Permissions, trust_covers
+from ink_ls.agent.plan_mode import enter_plan
 from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
+from ink_ls.core.settings_files import load_settings
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSource
 from ink_ls.core.trust import WorkspaceTrust
@@ -88,6 +91,12 @@ class FrontEnd:
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the built-in tools (e.g. edits that report the editor's
     diagnostics, and a `diagnostics` tool)."""
+    settings_sections: Mapping[str, Any] | None = None
+    """The front end's own settings-file sections (the editor's `ink.permissions` and
+    `ink.hooks`), merged with the settings files."""
+    mode_stated: bool = True
+    """False when the user named no approval mode (no `--approval`): the settings files'
+    `defaultMode` then sets the gate's mode."""
 
 
 @dataclass
@@ -100,6 +109,9 @@ class PreparedTurn:
     window_info: ContextWindow
     """That window and where the figure came from (`Ollama runtime`, `configured`, …)."""
     instructions: ProjectInstructions
+    notices: list[str] = field(default_factory=list)
+    """Lines for the user about the settings files: problems (file and JSON path), what an
+    untrusted project asked for and did not get."""
 
 
 class TurnBuilder:
@@ -132,12 +144,13 @@ class TurnBuilder:
             if conversation.instructions is None:
                 conversation.instructions = ProjectInstructions(cwd)
             sources = await self._start_servers(front, signal)
+            notices = self._rules(front, cwd)
             agent = factory.build(
                 AgentParts(
                     settings=settings,
                     cwd=cwd,
                     gate=front.gate,
-                    writer=PolicyWriter(front.gate, front.changes),
+                    writer=PolicyWriter(front.gate, front.changes, cwd),
                     files=front.files,
                     on_event=front.on_event,
                     on_message=conversation.record,
@@ -152,10 +165,31 @@ class TurnBuilder:
                 context_window=window,
                 instructions=conversation.instructions,
             )
-            yield PreparedTurn(agent, window, window_info, conversation.instructions)
+            if front.gate.mode == "plan":
+                enter_plan(agent)
+            yield PreparedTurn(agent, window, window_info, conversation.instructions, notices)
         finally:
             keep = current() if current is not None else settings
             await factory.release_model(settings, current=keep)
+
+    @staticmethod
+    def _rules(front: FrontEnd, cwd: Path) -> list[str]:
+        """The permission rules of the settings files (and the front end's own), read again
+        for every turn, after the workspace trust is decided: the project's files widen only
+        as far as the trust covers them. Returns the lines the user should read."""
+        covers = trust_covers(front.trust) if front.trust is not None else False
+        loaded = load_settings(cwd, trusted=covers, editor=front.settings_sections)
+        permissions = Permissions.from_settings(loaded, cwd)
+        front.gate.permissions = permissions
+        if not front.mode_stated and loaded.default_mode is not None:
+            front.gate.mode = loaded.default_mode
+        notices = [f"{p}; the rest of the settings apply" for p in permissions.problems]
+        if loaded.ignored:
+            notices.append(
+                "the workspace is not trusted, so its settings files widen nothing: "
+                + "; ".join(loaded.ignored)
+            )
+        return notices
 
     @staticmethod
     async def _start_servers(front: FrontEnd, signal: CancelSignal) -> list[ToolSource]:

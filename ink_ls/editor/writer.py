@@ -148,6 +148,7 @@ class EditorChanges:
                 f"{change_summary(base, change.new_text)}"
             ),
             detail=rel,
+            project_rules=change.project_rules,
         )
         return await self.prompter(question, signal)
 

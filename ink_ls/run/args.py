@@ -39,11 +39,12 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--approval",
-        choices=("ask", "auto", "readonly"),
+        choices=("ask", "auto", "readonly", "plan"),
         default=None,
         help="ask: confirm changes and commands here (default on a terminal); "
         "auto: allow everything; readonly: refuse changes and commands (default "
-        "when stdin is not a terminal)",
+        "when stdin is not a terminal); plan: only read, end with a plan to approve. "
+        "Permission rules of the settings files apply first; this beats their defaultMode",
     )
     p.add_argument(
         "--trust-workspace",

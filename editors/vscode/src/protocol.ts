@@ -40,7 +40,7 @@ export interface SessionCompactResult {
   cancelled?: boolean;
 }
 
-export type ApprovalMode = 'ask' | 'auto' | 'readonly';
+export type ApprovalMode = 'ask' | 'auto' | 'readonly' | 'plan';
 
 /** The API a model endpoint speaks (`model.provider`). */
 export type ModelProvider = 'openai-chat' | 'openai-responses' | 'anthropic';
@@ -61,6 +61,10 @@ export interface InkSettings {
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;
+  /** Permission rules, a settings file's `permissions` shape. */
+  permissions?: Record<string, unknown>;
+  /** Hooks, a settings file's `hooks` shape. */
+  hooks?: Record<string, unknown>;
   trustWorkspace?: boolean;
 }
 

@@ -45,7 +45,9 @@
 ---@class ink.Options
 ---@field cmd? string[] server command; default { 'ink-ls', '--stdio' }
 ---@field model? ink.ModelOptions sent as initializationOptions.ink.model
----@field approval? 'ask'|'auto'|'readonly'
+---@field approval? 'ask'|'auto'|'readonly'|'plan'
+---@field permissions? table Permission rules, a settings file's `permissions` shape
+---@field hooks? table Hooks, a settings file's `hooks` shape
 ---@field approval_timeout? number seconds (approvalTimeoutSeconds)
 ---@field trust_workspace? boolean trust the workspace's own files (trustWorkspace); nil asks
 ---@field transcript? ink.TranscriptOptions
