@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ink_ls.agent._subagent import SubagentRunners
 from ink_ls.agent.budget import ConcurrencyBudget
@@ -13,6 +14,9 @@ from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.gate import Gate, allow_all
 from ink_ls.core.messages import ToolCall
 from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
+
+if TYPE_CHECKING:
+    from ink_ls.hooks.engine import Hooks
 
 DEFAULT_WINDOW = 5
 DEFAULT_GRACE_SECONDS = 10.0
@@ -33,6 +37,8 @@ class BatchEnv:
     max_parallel: int = DEFAULT_WINDOW
     budget: ConcurrencyBudget | None = None
     """The process-wide budget; None means only the per-chunk window limits concurrency."""
+    hooks: Hooks | None = None
+    """The session's hooks (PreToolUse, PostToolUse), if any."""
     path_aware: bool = False
     """Calls with declared, disjoint paths overlap even if not safe. The agent always sets it
     from `AgentOptions.path_aware`, which is True by default; False here keeps a bare

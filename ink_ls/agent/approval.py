@@ -21,7 +21,7 @@ from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, WaitTimeoutE
 
 ApprovalMode = Literal["ask", "auto", "readonly"]
 Choice = Literal["allow_once", "allow_always", "reject"]
-QuestionKind = Literal["command", "outside_workspace", "change"]
+QuestionKind = Literal["command", "outside_workspace", "change", "hook"]
 
 DEFAULT_APPROVAL_TIMEOUT = 600.0
 
@@ -81,6 +81,12 @@ def _inside(path: Path, root: Path) -> bool:
     return real == root or root in real.parents
 
 
+def _sandboxed(request: GateRequest) -> bool:
+    """Whether the call runs in the command sandbox (a tool says so with `runs_sandboxed`)."""
+    check = getattr(request.tool, "runs_sandboxed", None)
+    return bool(check(request.args)) if callable(check) else False
+
+
 def _describe_args(request: GateRequest) -> str:
     return json.dumps(request.args.model_dump(mode="json", by_alias=True), ensure_ascii=False)
 
@@ -100,11 +106,15 @@ class ApprovalGate:
         Mirrors `__call__`: auto mode, a delegating tool, or files touched only inside the
         workspace (writes not under readonly), or a question already answered "always".
         """
+        if request.ask is not None:
+            return False
         if self.mode == "auto":
             return True
         tool = request.tool
         access = tool.access(request.args, request.cwd)
         if access is None:
+            if self.mode == "ask" and _sandboxed(request):
+                return True
             return tool.delegates or (
                 self.mode != "readonly" and f"{tool.name}:command" in self.always_allowed
             )
@@ -116,6 +126,9 @@ class ApprovalGate:
         return f"{tool.name}:outside_workspace" in self.always_allowed
 
     async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        if request.ask is not None:  # a hook wants the user asked, in every mode
+            title = f"{request.tool.name}: {request.ask}"
+            return await self._ask(request, "hook", title, signal)
         if self.mode == "auto":
             return None
         tool = request.tool
@@ -124,6 +137,8 @@ class ApprovalGate:
         if access is None:
             if tool.delegates:
                 return None  # the sub-agent's own calls go through this gate
+            if self.mode == "ask" and _sandboxed(request):
+                return None  # the kernel sandbox is the guard
             if self.mode == "readonly":
                 return GateBlock("policy", "approval mode is readonly: commands are not run")
             command = getattr(request.args, "command", None)

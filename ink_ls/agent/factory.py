@@ -35,6 +35,8 @@ from ink_ls.model.base import Model
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
+    from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.sandbox import SandboxSettings
 
 ModelFactory = Callable[[ModelSettings], Model]
 ToolsFactory = Callable[[Path, tuple[str, ...]], list[AnyTool]]
@@ -181,16 +183,25 @@ class AgentFactory:
         max_turns: int | None = None,
         context_window: int | None = None,
         instructions: ProjectInstructions | None = None,
+        hooks: Hooks | None = None,
+        sandbox: SandboxSettings | None = None,
     ) -> Agent:
         """An agent for one conversation rooted at `cwd` (history is shared, not copied).
 
         `tool_sources` (MCP servers) add tools that may change during a run; `context_window`
         (see `window`) turns on automatic compaction; `instructions` are the conversation's
-        project instructions (kept across its turns by the front end)."""
+        project instructions (kept across its turns by the front end); `hooks` the session's
+        hooks; `sandbox` runs `bash` commands in the kernel sandbox when enabled."""
         from ink_ls.agent.loop import Agent, AgentOptions
 
         # the front end adapts our own tools; a source's tools join as the source gives them
         own = front.adapt_tools(self.tools(cwd, settings, extra_tools))
+        if sandbox is not None and sandbox.enabled:
+            from ink_ls.tools.bash import BashTool
+
+            for tool in own:
+                if isinstance(tool, BashTool):
+                    tool.use_sandbox(sandbox)
         tools = ToolRegistry(list(own), tool_sources) if tool_sources else own
         options = AgentOptions(
             cwd=cwd,
@@ -214,4 +225,5 @@ class AgentFactory:
             budget=self.budget,
             on_compaction=front.on_compaction,
             instructions=instructions,
+            hooks=hooks,
         )

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ink_ls.agent import pipeline
 from ink_ls.agent._subagent import make_subagent_runner
@@ -29,12 +30,14 @@ from ink_ls.agent.events import (
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
+from ink_ls.agent.hooking import hook_event
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import Batch, BatchEnv
 from ink_ls.core.messages import (
     AssistantMessage,
     Message,
+    TextBlock,
     ToolCall,
     ToolResultMessage,
     Usage,
@@ -52,6 +55,9 @@ from ink_ls.model.base import (
     ToolCallReady,
 )
 from ink_ls.model.errors import ModelContextLengthError
+
+if TYPE_CHECKING:
+    from ink_ls.hooks.engine import Hooks
 
 log = logging.getLogger(__name__)
 
@@ -130,8 +136,12 @@ class Agent:
         budget: ConcurrencyBudget | None = None,
         on_compaction: CompactionSink = ignore_compaction,
         instructions: ProjectInstructions | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         self.model = model
+        self.hooks = hooks
+        if hooks is not None:
+            hooks.report = lambda report: self._emit(hook_event(report))
         self.tools = tools
         self.options = options
         self.history: list[Message] = history if history is not None else []
@@ -150,10 +160,12 @@ class Agent:
             emit=self._emit,
             on_compaction=on_compaction,
             instructions=instructions,
+            before_compact=self._pre_compact,
         )
         self._started = False
         self._running = False
         self._child_usage = Usage()
+        self._stop_continued = False
 
     def _emit(self, event: AgentEvent) -> None:
         try:
@@ -182,6 +194,10 @@ class Agent:
         finally:
             self._running = False
 
+    async def _pre_compact(self, reason: str, signal: CancelSignal) -> None:
+        if self.hooks is not None:
+            await self.hooks.pre_compact("manual" if reason == "manual" else "auto", signal)
+
     def count_child_usage(self, usage: Usage) -> None:
         """Add a sub-agent run's tokens to this run's total (`RunResult.usage`)."""
         self._child_usage = self._child_usage.add(usage)
@@ -196,6 +212,7 @@ class Agent:
             files=self.files,
             writer=self.writer,
             budget=self.budget,
+            hooks=self.hooks.for_subagent() if self.hooks is not None else None,
         )
 
     async def run(self, prompt: str | UserMessage, signal: CancelSignal = NEVER) -> RunResult:
@@ -209,9 +226,15 @@ class Agent:
         self._child_usage = Usage()
         usage = Usage()
         text = ""
+        stop: StopReason
+        error: str | None
         try:
-            self._append(user_text(prompt) if isinstance(prompt, str) else prompt)
-            stop, text, usage, error = await self._loop(signal)
+            message = user_text(prompt) if isinstance(prompt, str) else prompt
+            refused = await self._submit(message, signal)
+            if refused is not None:
+                stop, error = "error", refused
+            else:
+                stop, text, usage, error = await self._loop(signal)
         except asyncio.CancelledError:  # the task itself was cancelled (not our signal)
             self._close_dangling(pipeline.interrupted_result)
             self._running = False
@@ -226,6 +249,32 @@ class Agent:
         usage = usage.add(self._child_usage)
         self._emit(RunEndEvent(stop_reason=stop, usage=usage, text=text, error=error))
         return RunResult(stop_reason=stop, text=text, usage=usage, error=error)
+
+    async def _submit(self, message: UserMessage, signal: CancelSignal) -> str | None:
+        """Enter the user's message, with what SessionStart and UserPromptSubmit hooks add;
+        a blocking hook drops it and says why (for the user)."""
+        if self.hooks is not None:
+            prompt = "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+            verdict = await self.hooks.user_prompt_submit(prompt, signal)
+            if verdict.blocked is not None:
+                return f"the prompt was blocked by a UserPromptSubmit hook: {verdict.blocked}"
+            if verdict.context:
+                extra = [TextBlock(text=c) for c in verdict.context]
+                message = message.model_copy(update={"content": [*message.content, *extra]})
+        self._append(message)
+        return None
+
+    async def _stop_hook(self, signal: CancelSignal) -> bool:
+        """Stop hooks at the end of a turn: True when one blocked it and the loop goes on (its
+        reason enters history as a user message for the model)."""
+        if self.hooks is None or signal.cancelled:
+            return False
+        reason = await self.hooks.stop(self._stop_continued, signal)
+        if reason is None or signal.cancelled:
+            return False
+        self._stop_continued = True
+        self._append(user_text(f"Stop hook feedback:\n{reason}"))
+        return True
 
     async def _loop(self, signal: CancelSignal) -> tuple[StopReason, str, Usage, str | None]:
         usage = Usage()
@@ -242,12 +291,14 @@ class Agent:
             max_parallel=self.options.max_parallel,
             budget=self.budget,
             path_aware=self.options.path_aware,
+            hooks=self.hooks,
         )
         if not self._started:
             self._started = True
             self.context.start(self.history, self.tools, self.options.cwd)
         turn = 0
         retried = False
+        self._stop_continued = False
         while True:
             if signal.cancelled:
                 return "aborted", text, usage, None
@@ -282,6 +333,8 @@ class Agent:
             retried = False
             usage = usage.add(outcome.usage)
             text = outcome.text if outcome.text is not None else text
+            if outcome.stop == "completed" and await self._stop_hook(signal):
+                continue
             if outcome.stop is not None:
                 return outcome.stop, text, usage, outcome.error
 

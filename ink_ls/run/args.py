@@ -46,6 +46,11 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
         "when stdin is not a terminal)",
     )
     p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="trust the workspace: its own settings files may add hooks and widen the sandbox",
+    )
+    p.add_argument(
         "--session", metavar="ID", help="continue session ID, or start a new one under that ID"
     )
     p.add_argument(

@@ -25,6 +25,7 @@ from ink_ls.agent.loop import Agent, RunResult
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskWriter, FileWriter
+from ink_ls.hooks.files import load_session_settings, sandbox_line, session_hooks
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.mcp import start_hub
@@ -75,6 +76,7 @@ class _Setup:
     settings: ModelSettings
     approval: ApprovalMode
     session: Session
+    trusted: bool = False
 
 
 def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
@@ -128,7 +130,7 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
-    return _Setup(cwd, prompt, settings, approval, session)
+    return _Setup(cwd, prompt, settings, approval, session, bool(args.trust_workspace))
 
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
@@ -156,6 +158,19 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
                 style="yellow",
                 markup=False,
             )
+    local = load_session_settings(setup.cwd, trusted=setup.trusted)
+    for line in [*local.notes, sandbox_line(local.sandbox)]:
+        if line:
+            err.print(f"ink-ls run: {line}", style="yellow", markup=False)
+    hooks = session_hooks(
+        local.hooks,
+        cwd=setup.cwd,
+        session_id=setup.session.id,
+        secret_env=factory.secret_env(setup.settings),
+        transcript_path=str(setup.session.path) if setup.session.messages else None,
+    )
+    if hooks is not None:
+        hooks.permission_mode = setup.approval
     agent = factory.build(
         settings=setup.settings,
         cwd=setup.cwd,
@@ -170,6 +185,8 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         tool_sources=[hub],
         context_window=window,
         instructions=instructions,
+        hooks=hooks,
+        sandbox=local.sandbox,
     )
     if not json_mode:
         err.print(

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -373,11 +373,19 @@ def install_exit_cleanup(*, watchdog: bool = True) -> None:
 
 
 def spawn(
-    command: str, *, cwd: Path, env: dict[str, str]
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    stdin: int | None = None,
+    prefix: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[bytes], ProcessTree]:
     """Start `/bin/bash -c command` in a new session with stdout/stderr pipes, tracked.
 
-    stdin is /dev/null: the server's stdin is the JSON-RPC stream. Raises OSError on failure.
+    stdin is /dev/null unless `stdin` (a readable fd, e.g. a hook's JSON payload) is given:
+    the server's stdin is the JSON-RPC stream. `prefix` runs bash through a launcher that
+    execs it in the same process (the sandbox), so group, tag and tracking are unchanged.
+    Raises OSError on failure.
     """
     enable_subreaper()
     prune_tracked()
@@ -387,10 +395,10 @@ def spawn(
         _spawning[me] = _spawning.get(me, 0) + 1
     try:
         proc = subprocess.Popen(
-            ["/bin/bash", "-c", command],
+            [*prefix, "/bin/bash", "-c", command],
             cwd=str(cwd),
             env={**env, TAG_VAR: tag},
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,

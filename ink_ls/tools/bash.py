@@ -31,7 +31,24 @@ from ink_ls.core.tool import (
     text_arg,
 )
 from ink_ls.tools import _process
-from ink_ls.tools._output import LOG_BYTES, MAX_BYTES, MAX_LINES, StreamCapture, format_output
+from ink_ls.tools._output import (
+    LOG_BYTES,
+    MAX_BYTES,
+    MAX_LINES,
+    StreamCapture,
+    format_output,
+    process_log_dir,
+)
+from ink_ls.tools.sandbox import SandboxSettings, availability, failure_hint, launcher_argv
+
+
+def unavailable_note() -> str:
+    """Said with every command while the sandbox is on but cannot run on this machine."""
+    return (
+        f"[The command sandbox is enabled but unavailable here ({availability().problem}); "
+        "commands run unsandboxed and are approved one by one.]"
+    )
+
 
 SECRET_ENV_VARS: frozenset[str] = frozenset(API_KEY_VARS)
 """Environment variables never passed to commands. Add the configured API key variable here."""
@@ -79,6 +96,12 @@ class BashParams(ToolParams):
         message = _timeout_message(value)
         raise PydanticCustomError("positive_number", "{message}", {"message": message})
 
+    sandbox: bool | None = Field(
+        default=None,
+        description="Only when commands run in the sandbox: false runs this one outside it, "
+        "after the user approves (use it when the command failed because of the sandbox).",
+    )
+
 
 DESCRIPTION = f"""Run a shell command with /bin/bash -c in the workspace root (INK=1 is set).
 Returns stdout and stderr as separate sections and `Exit code: <n>` when it is not zero. Each \
@@ -111,9 +134,24 @@ class BashTool(Tool[BashParams]):
         command = short_line(text_arg(args, "command"))
         return f"bash: {command}" if command else "bash"
 
-    def __init__(self, *, secret_env: Iterable[str] = (), log_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        secret_env: Iterable[str] = (),
+        log_dir: str | None = None,
+        sandbox: SandboxSettings | None = None,
+    ) -> None:
         self._secret_env = frozenset(secret_env)
         self._log_dir = log_dir
+        self._sandbox = sandbox
+
+    def use_sandbox(self, settings: SandboxSettings | None) -> None:
+        """Run commands in the kernel sandbox (when this machine has one)."""
+        self._sandbox = settings if settings is not None and settings.enabled else None
+
+    def runs_sandboxed(self, args: BashParams) -> bool:
+        """True when this call runs in the sandbox (so `ask` mode need not ask for it)."""
+        return self._sandbox is not None and args.sandbox is not False and availability().ok
 
     async def execute(
         self, args: BashParams, signal: CancelSignal, context: ToolContext
@@ -126,15 +164,20 @@ class BashTool(Tool[BashParams]):
         try:
             if signal.cancelled:
                 return self._result(args, out, err, error="command aborted by user")
+            env = command_env(self._secret_env)
+            prefix: list[str] = []
+            sandboxed = self.runs_sandboxed(args)
+            if sandboxed:
+                assert self._sandbox is not None
+                log_dir = self._log_dir or str(process_log_dir())
+                prefix = launcher_argv(self._sandbox, cwd=context.cwd, env=env, log_dir=log_dir)
             try:
-                proc, tree = _process.spawn(
-                    args.command, cwd=context.cwd, env=command_env(self._secret_env)
-                )
+                proc, tree = _process.spawn(args.command, cwd=context.cwd, env=env, prefix=prefix)
             except (OSError, ValueError) as exc:
                 return ToolResult(output=f"Error: failed to spawn command: {exc}", is_error=True)
             call = _Call(proc, tree, out, err, signal, args.timeout)
             await call.run()
-            return self._result(
+            result = self._result(
                 args,
                 out,
                 err,
@@ -142,6 +185,13 @@ class BashTool(Tool[BashParams]):
                 exit_code=call.exit_code,
                 kill_note=call.kill_note,
             )
+            if sandboxed and call.exit_code not in (0, None) and self._sandbox is not None:
+                hint = failure_hint(result.output, self._sandbox)
+                if hint:
+                    result.output += "\n\n" + hint
+            elif self._sandbox is not None and not sandboxed and args.sandbox is not False:
+                result.output += "\n\n" + unavailable_note()
+            return result
         finally:
             out.close()
             err.close()

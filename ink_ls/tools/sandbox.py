@@ -1,0 +1,138 @@
+"""The kernel sandbox for `bash` commands: what it allows, whether this machine has it, and
+the launcher that applies it (`_sandbox_exec`, Landlock plus a network namespace).
+
+A sandboxed command may write only the workspace, `$TMPDIR`, /tmp, the bash log directory and
+the `writable` entries; it reads everything else except secrets (`~/.ssh`-style, deny-rule
+paths), and has no network (the loopback included) unless `network` is set.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SECRET_PATHS = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".config/gcloud",
+    ".config/gh",
+)
+"""Relative to $HOME: never readable by a sandboxed command."""
+
+LAUNCHER = str(Path(__file__).with_name("_sandbox_exec.py"))
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """The `sandbox` section of the settings files."""
+
+    enabled: bool = False
+    network: bool = False
+    writable: tuple[str, ...] = ()
+    deny_read: tuple[str, ...] = field(default=())
+    """Paths commands must not read besides the secrets (the `Read` deny rules' paths)."""
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether the sandbox can run here, and if not, a sentence saying why."""
+
+    ok: bool
+    mechanism: str
+    problem: str | None = None
+
+
+@functools.cache
+def availability() -> Availability:
+    """Probe once per process: run the launcher on `/bin/true` with the network cut."""
+    if not sys.platform.startswith("linux"):
+        return Availability(False, "none", "the command sandbox needs Linux (Landlock)")
+    policy = '{"network": false, "writable": [], "deny_read": []}'
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", LAUNCHER, policy, "--", "/bin/true"],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Availability(False, "none", f"the sandbox launcher could not run: {exc}")
+    if done.returncode != 0:
+        why = done.stderr.decode(errors="replace").strip().removeprefix("ink-ls sandbox: ")
+        return Availability(False, "none", why or f"the launcher exited {done.returncode}")
+    return Availability(True, "Landlock + network namespace")
+
+
+def _home(env: dict[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
+def launcher_argv(
+    settings: SandboxSettings,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log_dir: str | None,
+    extra_writable: Iterable[str] = (),
+) -> list[str]:
+    """The argv prefix that runs a command (`/bin/bash -c …` follows) inside the sandbox."""
+    import json
+
+    home = _home(env)
+    tmp = env.get("TMPDIR") or tempfile.gettempdir()
+    writable = [str(cwd), "/tmp", tmp, "/dev/shm", *extra_writable]
+    if log_dir:
+        writable.append(log_dir)
+    writable += [
+        os.path.expanduser(p) if p.startswith("~") else str(cwd / p) for p in settings.writable
+    ]
+    deny = [str(home / p) for p in SECRET_PATHS]
+    deny += [str(cwd / os.path.expanduser(p)) for p in settings.deny_read]
+    policy = {"network": settings.network, "writable": writable, "deny_read": deny}
+    return [sys.executable, "-I", "-S", LAUNCHER, json.dumps(policy), "--"]
+
+
+SANDBOX_ERRNOS = {
+    errno.EACCES: "Permission denied",
+    errno.EPERM: "Operation not permitted",
+    errno.EROFS: "Read-only file system",
+    errno.ENETUNREACH: "Network is unreachable",
+}
+
+
+def failure_hint(output: str, settings: SandboxSettings) -> str | None:
+    """A note for the model when a sandboxed command's output shows a refusal the sandbox
+    causes (permission denied, read-only, no network), else None."""
+    lowered = output.lower()
+    reasons = []
+    if any(m.lower() in lowered for m in SANDBOX_ERRNOS.values()):
+        reasons.append("writes outside the workspace and reads of secrets are refused")
+    if not settings.network and (
+        "network is unreachable" in lowered
+        or "could not resolve" in lowered
+        or "temporary failure in name resolution" in lowered
+        or "connection refused" in lowered
+    ):
+        reasons.append("it has no network")
+    if not reasons:
+        return None
+    return (
+        "[This command ran in the sandbox (" + "; ".join(reasons) + "). If it failed because "
+        "of that, and it must do this, call bash again with `sandbox: false`: the user will "
+        "be asked to allow running it outside the sandbox.]"
+    )
