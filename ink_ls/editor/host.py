@@ -57,6 +57,7 @@ from ink_ls.sessions.store import Session, SessionStore, unsaved_message
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
+    from ink_ls.hooks.files import SessionSettings
 
 
 log = logging.getLogger(__name__)
@@ -223,6 +224,24 @@ class Host:
         await self.close_models()
         await self.mcp.close()
 
+    def session_settings(
+        self, session: LiveSession, secret_env: tuple[str, ...]
+    ) -> SessionSettings:
+        """Hooks and sandbox of the settings files for `session`; problems go to the log.
+        Project files are not trusted here yet (their hooks are left out)."""
+        from ink_ls.hooks.files import load_session_settings, sandbox_line, session_hooks
+
+        local = load_session_settings(self.cwd, trusted=False)
+        for line in [*local.notes, sandbox_line(local.sandbox)]:
+            if line:
+                log.warning("%s", line)
+        session.hooks = session_hooks(
+            local.hooks, cwd=self.cwd, session_id=session.session_id, secret_env=secret_env
+        )
+        if session.hooks is not None:
+            session.hooks.permission_mode = self.settings.approval
+        return local
+
     async def agent(
         self,
         session: LiveSession,
@@ -238,6 +257,8 @@ class Host:
         factory = self.deps.factory
         if session.instructions is None:
             session.instructions = ProjectInstructions(self.cwd)
+        if session.local is None:
+            session.local = self.session_settings(session, factory.secret_env(settings))
         diagnostics = self.diagnostics
         return factory.build(
             settings=settings,
@@ -256,6 +277,8 @@ class Host:
             model=model,
             context_window=await factory.window(settings),
             instructions=session.instructions,
+            hooks=session.hooks,
+            sandbox=session.local.sandbox,
         )
 
     # ---- prompt ---------------------------------------------------------------------------------

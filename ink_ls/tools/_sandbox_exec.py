@@ -59,10 +59,10 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def readable_roots(denied: list[str]) -> list[str]:
-    """Trees to grant reading so that everything but `denied` is readable (Landlock only
-    allows): the siblings of every directory on the way from / down to a denied path."""
-    roots = ["/"]
+def split_roots(roots: list[str], denied: list[str]) -> list[str]:
+    """Trees to grant so that everything under `roots` but `denied` is reachable (Landlock only
+    allows): a root holding a denied path is replaced by the siblings of every directory on
+    the way down to it (those directories themselves get no rule)."""
     for deny in denied:
         out: list[str] = []
         for root in roots:
@@ -140,9 +140,11 @@ def main() -> None:
         fail(f"cannot create a Landlock ruleset: {os.strerror(ctypes.get_errno())}")
     read = EXECUTE | READ_FILE | READ_DIR | IOCTL_DEV
     denied = sorted({os.path.realpath(p) for p in policy.get("deny_read", [])})
-    for root in readable_roots([d for d in denied if os.path.lexists(d)]):
+    denied = [d for d in denied if os.path.lexists(d)]
+    for root in split_roots(["/"], denied):
         add_rule(ruleset, root, read, fs)
-    for path in [*policy.get("writable", []), *WRITABLE_DEVICES]:
+    writable = [os.path.realpath(p) for p in policy.get("writable", [])]
+    for path in split_roots(writable, denied) + list(WRITABLE_DEVICES):
         add_rule(ruleset, path, fs, fs)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         fail("cannot set no_new_privs")

@@ -27,6 +27,7 @@ from ink_ls.core.tool import (
     ToolContext,
     ToolParams,
     ToolResult,
+    schema_of,
     short_line,
     text_arg,
 )
@@ -96,11 +97,24 @@ class BashParams(ToolParams):
         message = _timeout_message(value)
         raise PydanticCustomError("positive_number", "{message}", {"message": message})
 
-    sandbox: bool | None = Field(
-        default=None,
-        description="Only when commands run in the sandbox: false runs this one outside it, "
-        "after the user approves (use it when the command failed because of the sandbox).",
+    @property
+    def outside_sandbox(self) -> bool:
+        return False
+
+
+class SandboxedBashParams(BashParams):
+    """The parameters while the command sandbox is on: one more, to leave it."""
+
+    sandbox: bool = Field(
+        default=True,
+        description="Commands run in a sandbox (no writes outside the workspace and temp dirs, "
+        "no secrets, no network). false runs this command outside it after the user approves: "
+        "use it only when it failed because of the sandbox.",
     )
+
+    @property
+    def outside_sandbox(self) -> bool:
+        return not self.sandbox
 
 
 DESCRIPTION = f"""Run a shell command with /bin/bash -c in the workspace root (INK=1 is set).
@@ -143,15 +157,26 @@ class BashTool(Tool[BashParams]):
     ) -> None:
         self._secret_env = frozenset(secret_env)
         self._log_dir = log_dir
-        self._sandbox = sandbox
+        self._sandbox: SandboxSettings | None = None
+        self.use_sandbox(sandbox)
 
     def use_sandbox(self, settings: SandboxSettings | None) -> None:
         """Run commands in the kernel sandbox (when this machine has one)."""
         self._sandbox = settings if settings is not None and settings.enabled else None
 
+    def _params(self) -> type[BashParams]:
+        return SandboxedBashParams if self._sandbox is not None else BashParams
+
+    def parameters(self) -> dict[str, Any]:
+        """The schema; with the sandbox on, it has `sandbox` too."""
+        return schema_of(self._params())
+
+    def validate_arguments(self, data: dict[str, Any]) -> BashParams:
+        return self._params().model_validate(data)
+
     def runs_sandboxed(self, args: BashParams) -> bool:
         """True when this call runs in the sandbox (so `ask` mode need not ask for it)."""
-        return self._sandbox is not None and args.sandbox is not False and availability().ok
+        return self._sandbox is not None and not args.outside_sandbox and availability().ok
 
     async def execute(
         self, args: BashParams, signal: CancelSignal, context: ToolContext
@@ -189,7 +214,7 @@ class BashTool(Tool[BashParams]):
                 hint = failure_hint(result.output, self._sandbox)
                 if hint:
                     result.output += "\n\n" + hint
-            elif self._sandbox is not None and not sandboxed and args.sandbox is not False:
+            elif self._sandbox is not None and not sandboxed and not args.outside_sandbox:
                 result.output += "\n\n" + unavailable_note()
             return result
         finally:
