@@ -1,17 +1,13 @@
-"""The `hooks` section of a settings file (Claude Code's shape) and the entries it yields.
+"""What the hook runner needs of a configured hook, and Claude Code's matcher rule.
 
-An entry is one command for one event and matcher, with the file it came from; hooks of every
-file run. Parsing reports problems as `<file> at hooks.<Event>[n]…: <message>`; it runs nothing.
+The settings loader (`ink_ls.core.settings_files`) parses the `hooks` sections of every file
+into entries with these fields; nothing here reads files or runs anything.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal, Protocol
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 HookEventName = Literal[
     "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"
@@ -33,61 +29,6 @@ class HookSpec(Protocol):
     def command(self) -> str: ...
     @property
     def timeout(self) -> float | None: ...
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class HookCommand(_Section):
-    type: Literal["command"] = "command"
-    command: str = Field(min_length=1)
-    timeout: float | None = Field(default=None, gt=0)
-
-
-class HookMatcher(_Section):
-    matcher: str = ""
-    hooks: list[HookCommand] = Field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class HookEntry:
-    """One hook command for one event (and, for tool events, a tool-name matcher)."""
-
-    event: HookEventName
-    matcher: str
-    command: str
-    timeout: float | None
-    source: str
-    """The settings file it came from."""
-
-
-def parse_hooks(raw: object, source: str) -> tuple[list[HookEntry], list[str]]:
-    """Entries of a `hooks` section, and one line per problem (the rest still loads)."""
-    if not isinstance(raw, Mapping):
-        return [], [f"{source} at hooks: must be an object"]
-    entries: list[HookEntry] = []
-    problems: list[str] = []
-    for event, matchers in raw.items():
-        if event not in EVENTS:
-            problems.append(f"{source} at hooks.{event}: unknown event; one of {', '.join(EVENTS)}")
-            continue
-        if not isinstance(matchers, list):
-            problems.append(f"{source} at hooks.{event}: must be a list of matchers")
-            continue
-        for n, item in enumerate(matchers):
-            try:
-                matcher = HookMatcher.model_validate(item)
-            except ValidationError as exc:
-                for err in exc.errors(include_url=False, include_input=False):
-                    where = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in err["loc"])
-                    problems.append(f"{source} at hooks.{event}[{n}]{where}: {err['msg']}")
-                continue
-            for hook in matcher.hooks:
-                entries.append(
-                    HookEntry(event, matcher.matcher, hook.command, hook.timeout, source)
-                )
-    return entries, problems
 
 
 def matches(matcher: str, tool_name: str) -> bool:

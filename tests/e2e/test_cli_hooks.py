@@ -109,7 +109,8 @@ async def test_project_hooks_are_ignored_until_the_workspace_is_trusted(
     run = await ink("--approval", "auto", "--json", "delete important.txt")
     assert await run.finish() == 0, run.stderr
     assert not (ws / "important.txt").exists()
-    assert "settings.json: 1 hooks ignored (the workspace is not trusted)" in run.stderr
+    ignored = f"ignored: {ws}/.claude/settings.json: 1 hooks (the workspace is not trusted)"
+    assert ignored in run.stderr
 
 
 async def test_a_pre_tool_use_hook_rewrites_the_input(
