@@ -1,5 +1,6 @@
 """What the command sandbox costs per `bash` call: the same commands through the bash tool,
-sandboxed and not, interleaved in one run; prints medians and the ratio.
+unsandboxed, sandboxed (Landlock + a network namespace) and sandboxed with the network allowed
+(Landlock only), interleaved in one run; prints medians and the ratios.
 
 `.venv/bin/python bench/sandbox.py [--runs N]`
 """
@@ -48,20 +49,27 @@ async def main(runs: int) -> None:
     with tempfile.TemporaryDirectory() as name:
         ws = Path(name)
         plain = BashTool(log_dir=name)
-        boxed = BashTool(log_dir=name, sandbox=SandboxSettings(enabled=True))
+        tools = {
+            "unsandboxed": plain,
+            "sandboxed": BashTool(log_dir=name, sandbox=SandboxSettings(enabled=True)),
+            "sandboxed+net": BashTool(
+                log_dir=name, sandbox=SandboxSettings(enabled=True, network=True)
+            ),
+        }
         for label, command in COMMANDS.items():
-            times: dict[str, list[float]] = {"plain": [], "sandbox": []}
-            for _ in range(3):  # warm both paths (page cache, first-use imports)
-                await median_ms(plain, command, ws)
-                await median_ms(boxed, command, ws)
+            times: dict[str, list[float]] = {key: [] for key in tools}
+            for _ in range(3):  # warm every path (page cache, first-use imports, rulesets)
+                for tool in tools.values():
+                    await median_ms(tool, command, ws)
             for _ in range(runs):
-                times["plain"].append(await median_ms(plain, command, ws))
-                times["sandbox"].append(await median_ms(boxed, command, ws))
-            a, b = statistics.median(times["plain"]), statistics.median(times["sandbox"])
-            print(
-                f"{label:22} unsandboxed {a:7.1f} ms  sandboxed {b:7.1f} ms  "
-                f"+{b - a:6.1f} ms  ×{b / a:.2f}"
-            )
+                for key, tool in tools.items():
+                    times[key].append(await median_ms(tool, command, ws))
+            base = statistics.median(times["unsandboxed"])
+            cells = [f"unsandboxed {base:6.1f} ms"]
+            for key in ("sandboxed", "sandboxed+net"):
+                t = statistics.median(times[key])
+                cells.append(f"{key} {t:6.1f} ms (+{t - base:5.1f}, ×{t / base:.2f})")
+            print(f"{label:20} " + "  ".join(cells))
     _process.kill_all_tracked()
 
 

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -378,13 +378,13 @@ def spawn(
     cwd: Path,
     env: dict[str, str],
     stdin: int | None = None,
-    prefix: Sequence[str] = (),
+    confine: Callable[[], None] | None = None,
 ) -> tuple[subprocess.Popen[bytes], ProcessTree]:
     """Start `/bin/bash -c command` in a new session with stdout/stderr pipes, tracked.
 
     stdin is /dev/null unless `stdin` (a readable fd, e.g. a hook's JSON payload) is given:
-    the server's stdin is the JSON-RPC stream. `prefix` runs bash through a launcher that
-    execs it in the same process (the sandbox), so group, tag and tracking are unchanged.
+    the server's stdin is the JSON-RPC stream. `confine` runs in the child before exec (the
+    sandbox): the pid, group, tag and tracking are those of an unconfined command.
     Raises OSError on failure.
     """
     enable_subreaper()
@@ -395,7 +395,7 @@ def spawn(
         _spawning[me] = _spawning.get(me, 0) + 1
     try:
         proc = subprocess.Popen(
-            [*prefix, "/bin/bash", "-c", command],
+            ["/bin/bash", "-c", command],
             cwd=str(cwd),
             env={**env, TAG_VAR: tag},
             stdin=subprocess.DEVNULL if stdin is None else stdin,
@@ -403,6 +403,7 @@ def spawn(
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
+            preexec_fn=confine,
         )
         tree = ProcessTree(proc.pid, tag)
         track(tree)

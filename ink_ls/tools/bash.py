@@ -32,6 +32,7 @@ from ink_ls.core.tool import (
     text_arg,
 )
 from ink_ls.tools import _process
+from ink_ls.tools._landlock import SandboxError
 from ink_ls.tools._output import (
     LOG_BYTES,
     MAX_BYTES,
@@ -40,7 +41,7 @@ from ink_ls.tools._output import (
     format_output,
     process_log_dir,
 )
-from ink_ls.tools.sandbox import SandboxSettings, availability, failure_hint, launcher_argv
+from ink_ls.tools.sandbox import SandboxSettings, availability, confinement, failure_hint
 
 
 def unavailable_note() -> str:
@@ -190,15 +191,15 @@ class BashTool(Tool[BashParams]):
             if signal.cancelled:
                 return self._result(args, out, err, error="command aborted by user")
             env = command_env(self._secret_env)
-            prefix: list[str] = []
+            confine = None
             sandboxed = self.runs_sandboxed(args)
-            if sandboxed:
-                assert self._sandbox is not None
-                log_dir = self._log_dir or str(process_log_dir())
-                prefix = launcher_argv(self._sandbox, cwd=context.cwd, env=env, log_dir=log_dir)
             try:
-                proc, tree = _process.spawn(args.command, cwd=context.cwd, env=env, prefix=prefix)
-            except (OSError, ValueError) as exc:
+                if sandboxed:
+                    assert self._sandbox is not None
+                    log_dir = self._log_dir or str(process_log_dir())
+                    confine = confinement(self._sandbox, cwd=context.cwd, env=env, log_dir=log_dir)
+                proc, tree = _process.spawn(args.command, cwd=context.cwd, env=env, confine=confine)
+            except (OSError, ValueError, subprocess.SubprocessError, SandboxError) as exc:
                 return ToolResult(output=f"Error: failed to spawn command: {exc}", is_error=True)
             call = _Call(proc, tree, out, err, signal, args.timeout)
             await call.run()

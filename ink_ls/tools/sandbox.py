@@ -1,5 +1,6 @@
 """The kernel sandbox for `bash` commands: what it allows, whether this machine has it, and
-the launcher that applies it (`_sandbox_exec`, Landlock plus a network namespace).
+the confinement that applies it (`_landlock`: Landlock plus a network namespace, entered
+between fork and exec).
 
 A sandboxed command may write only the workspace, `$TMPDIR`, /tmp, the bash log directory and
 the `writable` entries; it reads everything else except secrets (`~/.ssh`-style, deny-rule
@@ -14,7 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,8 +34,6 @@ SECRET_PATHS = (
     ".config/gh",
 )
 """Relative to $HOME: never readable by a sandboxed command."""
-
-LAUNCHER = str(Path(__file__).with_name("_sandbox_exec.py"))
 
 
 @dataclass(frozen=True)
@@ -59,22 +58,30 @@ class Availability:
 
 @functools.cache
 def availability() -> Availability:
-    """Probe once per process: run the launcher on `/bin/true` with the network cut."""
+    """Probe once per process: run `/bin/true` confined, with the network cut."""
     if not sys.platform.startswith("linux"):
         return Availability(False, "none", "the command sandbox needs Linux (Landlock)")
-    policy = '{"network": false, "writable": [], "deny_read": []}'
+    from ink_ls.tools import _landlock
+
+    try:
+        ruleset = _landlock.build_ruleset(writable=[], denied=[], network=False)
+    except _landlock.SandboxError as exc:
+        return Availability(False, "none", str(exc))
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-S", LAUNCHER, policy, "--", "/bin/true"],
+            ["/bin/true"],
             capture_output=True,
             timeout=30,
             check=False,
+            preexec_fn=_landlock.enterer(ruleset, network=False),
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Availability(False, "none", f"the sandbox launcher could not run: {exc}")
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Availability(False, "none", f"the sandbox could not start a command: {exc}")
+    finally:
+        os.close(ruleset)
     if done.returncode != 0:
         why = done.stderr.decode(errors="replace").strip().removeprefix("ink-ls sandbox: ")
-        return Availability(False, "none", why or f"the launcher exited {done.returncode}")
+        return Availability(False, "none", why or f"a confined command exited {done.returncode}")
     return Availability(True, "Landlock + network namespace")
 
 
@@ -82,29 +89,32 @@ def _home(env: dict[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~"))
 
 
-def launcher_argv(
-    settings: SandboxSettings,
-    *,
-    cwd: Path,
-    env: dict[str, str],
-    log_dir: str | None,
-    extra_writable: Iterable[str] = (),
-) -> list[str]:
-    """The argv prefix that runs a command (`/bin/bash -c …` follows) inside the sandbox."""
-    import json
+@functools.lru_cache(maxsize=32)
+def _ruleset(writable: tuple[str, ...], denied: tuple[str, ...], network: bool) -> int:
+    """One ruleset per policy, built once and kept for the life of the process."""
+    from ink_ls.tools import _landlock
 
-    home = _home(env)
+    return _landlock.build_ruleset(writable=writable, denied=denied, network=network)
+
+
+def confinement(
+    settings: SandboxSettings, *, cwd: Path, env: dict[str, str], log_dir: str | None
+) -> Callable[[], None]:
+    """The `preexec_fn` that confines a command (`/bin/bash -c …`) of workspace `cwd`.
+    Raises `SandboxError` when the ruleset cannot be built."""
+    from ink_ls.tools import _landlock
+
     tmp = env.get("TMPDIR") or tempfile.gettempdir()
-    writable = [str(cwd), "/tmp", tmp, "/dev/shm", *extra_writable]
+    writable = [str(cwd), "/tmp", tmp, "/dev/shm"]
     if log_dir:
         writable.append(log_dir)
-    writable += [
-        os.path.expanduser(p) if p.startswith("~") else str(cwd / p) for p in settings.writable
-    ]
-    deny = [str(home / p) for p in SECRET_PATHS]
-    deny += [str(cwd / os.path.expanduser(p)) for p in settings.deny_read]
-    policy = {"network": settings.network, "writable": writable, "deny_read": deny}
-    return [sys.executable, "-I", "-S", LAUNCHER, json.dumps(policy), "--"]
+    for entry in settings.writable:
+        writable.append(os.path.expanduser(entry) if entry.startswith("~") else str(cwd / entry))
+    home = _home(env)
+    denied = [str(home / p) for p in SECRET_PATHS]
+    denied += [str(cwd / os.path.expanduser(p)) for p in settings.deny_read]
+    ruleset = _ruleset(tuple(writable), tuple(denied), settings.network)
+    return _landlock.enterer(ruleset, network=settings.network)
 
 
 SANDBOX_ERRNOS = {
