@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_current_mode
@@ -47,6 +47,10 @@ from ink_ls.core.messages import Message, UserMessage
 from ink_ls.core.signal import CancelController
 from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
+
+if TYPE_CHECKING:  # loaded with the first prompt
+    from ink_ls.hooks.engine import Hooks
+    from ink_ls.hooks.files import SessionSettings
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +87,9 @@ class AcpSession:
     """Those servers with the user's and the workspace's: started with the session."""
     history: list[Message] = field(default_factory=list)
     turn: CancelController | None = None
+    local: SessionSettings | None = None
+    """Hooks and sandbox of the settings files, read at the first prompt."""
+    hooks: Hooks | None = None
 
 
 def _mode_state(mode: ApprovalMode) -> SessionModeState:
@@ -253,6 +260,19 @@ class InkAcpAgent:
         except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session.turn = controller = CancelController()
+        if session.local is None:
+            from ink_ls.hooks.files import load_session_settings, sandbox_line, session_hooks
+
+            session.local = load_session_settings(session.cwd, trusted=False)
+            for line in [*session.local.notes, sandbox_line(session.local.sandbox)]:
+                if line:
+                    log.warning("%s", line)
+            session.hooks = session_hooks(
+                session.local.hooks,
+                cwd=session.cwd,
+                session_id=session.stored.id,
+                secret_env=self._factory.secret_env(settings),
+            )
         try:
             agent = self._factory.build(
                 settings=settings,
@@ -261,6 +281,8 @@ class InkAcpAgent:
                 history=session.history,
                 extra_tools=[PlanTool()],
                 tool_sources=[session.hub] if session.hub is not None else [],
+                hooks=session.hooks,
+                sandbox=session.local.sandbox,
             )
             result = await agent.run(message, controller.signal)
         finally:
