@@ -117,32 +117,27 @@ def confinement(
     return _landlock.enterer(ruleset, network=settings.network)
 
 
-SANDBOX_ERRNOS = {
-    errno.EACCES: "Permission denied",
-    errno.EPERM: "Operation not permitted",
-    errno.EROFS: "Read-only file system",
-    errno.ENETUNREACH: "Network is unreachable",
-}
+SANDBOX_ERRORS = (
+    os.strerror(errno.EACCES),  # Landlock: a write outside, a secret, a TCP socket
+    os.strerror(errno.EPERM),
+    os.strerror(errno.EROFS),
+    os.strerror(errno.ENETUNREACH),  # the namespace's loopback is down
+    "Temporary failure in name resolution",
+    "Could not resolve host",
+)
 
 
 def failure_hint(output: str, settings: SandboxSettings) -> str | None:
     """A note for the model when a sandboxed command's output shows a refusal the sandbox
-    causes (permission denied, read-only, no network), else None."""
+    may have caused (permission denied, read-only, no network), else None."""
     lowered = output.lower()
-    reasons = []
-    if any(m.lower() in lowered for m in SANDBOX_ERRNOS.values()):
-        reasons.append("writes outside the workspace and reads of secrets are refused")
-    if not settings.network and (
-        "network is unreachable" in lowered
-        or "could not resolve" in lowered
-        or "temporary failure in name resolution" in lowered
-        or "connection refused" in lowered
-    ):
-        reasons.append("it has no network")
-    if not reasons:
+    if not any(e.lower() in lowered for e in SANDBOX_ERRORS):
         return None
+    limits = "it cannot write outside the workspace and temp dirs or read secrets"
+    if not settings.network:
+        limits += ", and has no network (not even the loopback)"
     return (
-        "[This command ran in the sandbox (" + "; ".join(reasons) + "). If it failed because "
-        "of that, and it must do this, call bash again with `sandbox: false`: the user will "
-        "be asked to allow running it outside the sandbox.]"
+        f"[This command ran in the sandbox: {limits}. If it failed because of that and must "
+        "do this, call bash again with `sandbox: false`: the user will be asked to allow "
+        "running it outside the sandbox.]"
     )

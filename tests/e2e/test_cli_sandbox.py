@@ -37,7 +37,7 @@ async def test_a_sandboxed_run_refuses_writes_outside_and_allows_the_workspace(
     assert "sandbox: commands run in Landlock + network namespace (no network)" in run.stderr
     [refused] = tool_results(fake.requests[1])
     assert f"{outside}/escape.txt: Permission denied" in refused
-    assert "If it failed because of that, and it must do this, call bash again with" in refused
+    assert "If it failed because of that and must do this, call bash again with" in refused
     assert not (outside / "escape.txt").exists()
     assert tool_results(fake.requests[2])[-1] == "stdout:\nx"
     assert (ws / "inside.txt").read_text() == "x\n"

@@ -22,7 +22,7 @@ from ink_ls.tools.bash import BashTool
 from ink_ls.tools.sandbox import SandboxSettings, availability
 
 ON = SandboxSettings(enabled=True)
-HINT = "[This command ran in the sandbox ("
+HINT = "[This command ran in the sandbox: it cannot write outside the workspace"
 
 
 @pytest.fixture(autouse=True)
@@ -129,3 +129,62 @@ async def test_sandboxed_commands_pass_ask_mode_unasked_and_leaving_it_asks(
     assert blocked is not None and asked == ["Run command: make"]
     assert "sandbox" not in BashTool().parameters()["properties"]
     assert tool.parameters()["properties"]["sandbox"]["default"] is True
+
+
+PROBE = """
+import asyncio, sys
+from pathlib import Path
+from ink_ls.core.signal import NEVER
+from ink_ls.core.tool import ToolContext
+from ink_ls.tools.bash import BashTool
+from ink_ls.tools.sandbox import SandboxSettings
+
+async def main() -> None:
+    ws = Path(sys.argv[1])
+    tool = BashTool(log_dir=str(ws), sandbox=SandboxSettings(enabled=True))
+    command = "echo hi > f && id -u && stat -c %u f && cat ~/.ssh/id_ed25519"
+    result = await tool.execute(tool.validate_arguments({"command": command}), NEVER,
+                                ToolContext("c", ws))
+    print(result.output)
+
+asyncio.run(main())
+"""
+
+
+async def test_an_unprivileged_user_gets_the_sandbox_through_a_user_namespace(
+    outside: Path,
+) -> None:
+    """As root (CI) the probe runs as `nobody`; files a command writes stay the user's."""
+    import asyncio
+    import shutil
+    import sys
+
+    home, ws = outside / "home", outside / "ws"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("KEY\n")
+    ws.mkdir()
+    uid = os.geteuid()
+    prefix: list[str] = []
+    if uid == 0:
+        uid = 65534
+        for path in (outside, home, home / ".ssh", home / ".ssh" / "id_ed25519", ws):
+            os.chown(path, uid, uid)
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "setpriv (util-linux) is needed to drop root in this test"
+        prefix = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    repo = Path(__file__).resolve().parents[3]
+    proc = await asyncio.create_subprocess_exec(
+        *prefix,
+        sys.executable,
+        "-c",
+        PROBE,
+        str(ws),
+        env={"HOME": str(home), "PATH": os.environ["PATH"], "PYTHONPATH": str(repo)},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    text = out.decode()
+    assert text.startswith(f"stdout:\n{uid}\n{uid}\n"), text
+    assert f"cat: {home}/.ssh/id_ed25519: Permission denied" in text
