@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
+from ink_ls.core.config import ApprovalMode
 from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, WaitTimeoutError, race
 
-ApprovalMode = Literal["ask", "auto", "readonly"]
 Choice = Literal["allow_once", "allow_always", "reject"]
 QuestionKind = Literal["command", "outside_workspace", "change", "hook"]
 
@@ -135,20 +135,7 @@ class ApprovalGate:
         access = tool.access(request.args, request.cwd)
         root = Path(os.path.realpath(request.cwd))
         if access is None:
-            if tool.delegates:
-                return None  # the sub-agent's own calls go through this gate
-            if self.mode == "ask" and _sandboxed(request):
-                return None  # the kernel sandbox is the guard
-            if self.mode == "readonly":
-                return GateBlock("policy", "approval mode is readonly: commands are not run")
-            command = getattr(request.args, "command", None)
-            command = command if isinstance(command, str) else None
-            title = (
-                f"Run command: {command}"
-                if command is not None
-                else (f"Run {tool.name} {_describe_args(request)}")
-            )
-            return await self._ask(request, "command", title, signal, command=command)
+            return await self._command(request, signal)
         touched = {os.path.realpath(p) for p in access.reads | access.writes}
         outside = sorted(p for p in touched if not _inside(Path(p), root))
         if access.writes and self.mode == "readonly":
@@ -162,6 +149,25 @@ class ApprovalGate:
         verb = "change" if access.writes else "read"
         title = f"{tool.name}: {verb} outside the workspace: {', '.join(outside)}"
         return await self._ask(request, "outside_workspace", title, signal)
+
+    async def _command(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        """A call that may touch anything (a command): asked in `ask` mode, unless it runs in
+        the command sandbox or only delegates to a sub-agent (whose calls are gated)."""
+        tool = request.tool
+        if tool.delegates:
+            return None  # the sub-agent's own calls go through this gate
+        if self.mode == "ask" and _sandboxed(request):
+            return None  # the kernel sandbox is the guard
+        if self.mode == "readonly":
+            return GateBlock("policy", "approval mode is readonly: commands are not run")
+        command = getattr(request.args, "command", None)
+        command = command if isinstance(command, str) else None
+        title = (
+            f"Run command: {command}"
+            if command is not None
+            else (f"Run {tool.name} {_describe_args(request)}")
+        )
+        return await self._ask(request, "command", title, signal, command=command)
 
     async def _ask(
         self,

@@ -1,5 +1,6 @@
-"""The agent's hook-ins: PreToolUse before the gate, PostToolUse after a call, and the event
-that reports each hook run. The hooks themselves (matching, running, their answers) live in
+"""The agent's hook-ins: PreToolUse before the gate, PostToolUse after a call, the prompt's
+hooks (SessionStart, UserPromptSubmit), Stop at a turn's end, and the event that reports each
+hook run. The hooks themselves (matching, running, their answers) live in
 `ink_ls.hooks`; this module only applies their verdicts to a call.
 """
 
@@ -19,7 +20,7 @@ from ink_ls.agent.pipeline import (
     check_gate,
     error_result,
 )
-from ink_ls.core.messages import TextBlock
+from ink_ls.core.messages import TextBlock, UserMessage, user_text
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ArgumentsError
 from ink_ls.hooks.engine import HookReport, Hooks
@@ -136,3 +137,33 @@ async def after_call(
         result.display,
         result.duration_ms,
     )
+
+
+async def submit(
+    hooks: Hooks | None, message: UserMessage, signal: CancelSignal
+) -> UserMessage | str:
+    """The user's message with what SessionStart and UserPromptSubmit hooks add as context,
+    or the reason a blocking hook refused it (for the user; the prompt is dropped)."""
+    if hooks is None:
+        return message
+    prompt = "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+    verdict = await hooks.user_prompt_submit(prompt, signal)
+    if verdict.blocked is not None:
+        return f"the prompt was blocked by a UserPromptSubmit hook: {verdict.blocked}"
+    if not verdict.context:
+        return message
+    extra = [TextBlock(text=c) for c in verdict.context]
+    return message.model_copy(update={"content": [*message.content, *extra]})
+
+
+async def stop_feedback(
+    hooks: Hooks | None, active: bool, signal: CancelSignal
+) -> UserMessage | None:
+    """At the end of a turn: the message that makes the model go on when a Stop hook blocks
+    the end (`active`: a Stop hook already continued this run), else None."""
+    if hooks is None or signal.cancelled:
+        return None
+    reason = await hooks.stop(active, signal)
+    if reason is None or signal.cancelled:
+        return None
+    return user_text(f"Stop hook feedback:\n{reason}")
