@@ -10,7 +10,6 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.instructions import ProjectInstructions
@@ -21,10 +20,6 @@ from ink_ls.protocol.models import SessionInfo
 from ink_ls.sessions.store import Session, SessionError, SessionStore, new_session_id
 
 TITLE_CHARS = 80
-
-if TYPE_CHECKING:
-    from ink_ls.hooks.engine import Hooks
-    from ink_ls.hooks.files import SessionSettings
 
 
 def now() -> str:
@@ -71,10 +66,6 @@ class LiveSession:
     """Tokens of the whole session (every reply and summary), for `usage_update`."""
     instructions: ProjectInstructions | None = None
     """The project instructions loaded so far (kept across the session's turns)."""
-    local: SessionSettings | None = None
-    """Hooks and sandbox of the settings files, read at the session's first turn."""
-    hooks: Hooks | None = None
-    """The session's hooks (one per session: SessionStart runs once)."""
 
     def record_compaction(self, compaction: Compaction) -> None:
         """A compaction of this session's conversation: the file records it."""

@@ -174,6 +174,7 @@ class Hooks:
         results = await self._run("PreToolUse", hooks, fields, signal, call_id=call_id)
         verdict = ToolVerdict()
         blocks = [r.reason or f"`{r.command}` gave no reason" for r in results if r.blocked]
+        blocks += [r.stop for r in results if r.stop and not r.blocked]  # `continue: false`
         if blocks:
             verdict.blocked = "\n".join(blocks)
             return verdict
