@@ -3,7 +3,9 @@ editor's progress while it runs and its refusal reaches the model; a hanging one
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 from lsprotocol import types
 
 from ink_ls.core.tool import short_line
-from tests.e2e.conftest import Starter, tool_results
+from tests.e2e.conftest import WAIT, Starter, processes_running, tool_results, wait_gone
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 PY = sys.executable
@@ -77,3 +79,28 @@ async def test_a_hanging_hook_is_killed_at_its_timeout_and_the_call_runs(
     assert f"hook PreToolUse: {hang} — timed out and was killed (not blocking)" in reports(client)
     pid = int((workspace / "hook.pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
+
+
+async def test_cancelling_the_turn_kills_a_hanging_hook(
+    start: Starter, model: FakeModelServer, tmp_path: Path
+) -> None:
+    marker = f"61.{os.getpid()}42"
+    hang = f"sleep {marker}"
+    env = user_settings(
+        tmp_path,
+        {"UserPromptSubmit": [{"hooks": [{"command": hang, "timeout": 600}]}]},
+    )
+    client = await start(approval="auto", env=env)
+    task = asyncio.ensure_future(client.prompt("hello"))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while not processes_running(marker):
+        assert loop.time() < deadline, "the hook never started"
+        await asyncio.sleep(0.02)
+    (token,) = client.progress_reports
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(task, WAIT)
+    await wait_gone(marker)
+    assert model.requests == []
+    assert result["stopReason"] == "cancelled"
+    assert f"hook UserPromptSubmit: {hang} — killed by the cancel" in reports(client)
