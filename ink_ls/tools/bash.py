@@ -43,9 +43,15 @@ from ink_ls.tools._output import (
 )
 from ink_ls.tools.sandbox import SandboxSettings, availability, confinement, failure_hint
 
+_told_unavailable: set[str] = set()
+"""Workspaces whose model was told the sandbox is unavailable (it is said once)."""
 
-def unavailable_note() -> str:
-    """Said with every command while the sandbox is on but cannot run on this machine."""
+
+def unavailable_note(cwd: Path) -> str | None:
+    """Said once (per workspace and process) when the sandbox is on but cannot run here."""
+    if str(cwd) in _told_unavailable:
+        return None
+    _told_unavailable.add(str(cwd))
     return (
         f"[The command sandbox is enabled but unavailable here ({availability().problem}); "
         "commands run unsandboxed and are approved one by one.]"
@@ -216,7 +222,8 @@ class BashTool(Tool[BashParams]):
                 if hint:
                     result.output += "\n\n" + hint
             elif self._sandbox is not None and not sandboxed and not args.outside_sandbox:
-                result.output += "\n\n" + unavailable_note()
+                note = unavailable_note(context.cwd)
+                result.output += f"\n\n{note}" if note else ""
             return result
         finally:
             out.close()

@@ -188,3 +188,24 @@ async def test_an_unprivileged_user_gets_the_sandbox_through_a_user_namespace(
     text = out.decode()
     assert text.startswith(f"stdout:\n{uid}\n{uid}\n"), text
     assert f"cat: {home}/.ssh/id_ed25519: Permission denied" in text
+
+
+async def test_without_a_mechanism_it_says_so_once_and_commands_are_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine without Landlock (simulated: the probe's answer is replaced)."""
+    from ink_ls.tools import bash as bash_module
+    from ink_ls.tools.sandbox import Availability
+
+    missing = Availability(False, "none", "Landlock is not available in this kernel")
+    monkeypatch.setattr(bash_module, "availability", lambda: missing)
+    first = await run("echo one", tmp_path)
+    second = await run("echo two", tmp_path)
+    assert first.output == (
+        "stdout:\none\n\n[The command sandbox is enabled but unavailable here (Landlock is not "
+        "available in this kernel); commands run unsandboxed and are approved one by one.]"
+    )
+    assert second.output == "stdout:\ntwo"
+    tool = BashTool(sandbox=ON)
+    request = GateRequest(tool, "c1", tool.validate_arguments({"command": "make"}), tmp_path)
+    assert not ApprovalGate("ask").would_pass(request)
