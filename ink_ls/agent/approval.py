@@ -87,6 +87,10 @@ def _sandboxed(request: GateRequest) -> bool:
     return bool(check(request.args)) if callable(check) else False
 
 
+def _describe_call(request: GateRequest) -> str:
+    return f"{request.tool.name} {_describe_args(request)}"
+
+
 def _describe_args(request: GateRequest) -> str:
     return json.dumps(request.args.model_dump(mode="json", by_alias=True), ensure_ascii=False)
 
@@ -127,8 +131,9 @@ class ApprovalGate:
 
     async def __call__(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
         if request.ask is not None:  # a hook wants the user asked, in every mode
-            title = f"{request.tool.name}: {request.ask}"
-            return await self._ask(request, "hook", title, signal)
+            command = getattr(request.args, "command", None)
+            what = command if isinstance(command, str) else _describe_call(request)
+            return await self._ask(request, "hook", f"{request.ask}: {what}", signal)
         if self.mode == "auto":
             return None
         tool = request.tool

@@ -83,7 +83,7 @@ async def test_a_pre_tool_use_ask_asks_even_in_auto_and_post_tool_use_adds_conte
     )
     result = await agent.run("go")
     assert result.stop_reason == "completed"
-    assert asked == ["work: prod"]
+    assert asked == ['prod: work {"key": "a"}']
     tool_message = model.requests[1].messages[-1]
     assert not isinstance(tool_message, UserMessage)
     texts = json.dumps(tool_message.model_dump())
