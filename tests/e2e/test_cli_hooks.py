@@ -239,3 +239,16 @@ async def test_a_hanging_hook_is_killed_on_cancel(
     for name in ("hook.pid", "child.pid"):
         assert gone(int((ws / name).read_text())), f"{name} survived"
     assert fake.requests == []
+
+
+async def test_the_terminal_view_says_which_hook_blocked(
+    ink: Any, fake: FakeModelServer, ws: Path
+) -> None:
+    settings(ws, {"PreToolUse": one("Bash", "echo 'not on Fridays' >&2; exit 2")})
+    fake.push(tool("bash", {"command": "make deploy"}), text("Deploy refused."))
+    run = await ink("--approval", "auto", "--trust-workspace", "deploy")
+    out, err = await asyncio.wait_for(run.proc.communicate(), WAIT)
+    assert run.proc.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert "hook PreToolUse `echo 'not on Fridays' >&2; exit 2`: blocked: not on Fridays" in lines
+    assert lines[-1] == "Deploy refused."
