@@ -292,6 +292,7 @@ class InkAcpAgent:
                 settings=settings,
                 cwd=session.cwd,
                 signal=controller.signal,
+                session_id=session.stored.id,
             ) as prepared:
                 for notice in prepared.notices:  # no place to show them over ACP: the log
                     log.warning("%s", notice)

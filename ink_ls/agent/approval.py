@@ -25,7 +25,7 @@ from ink_ls.core.signal import CancelledError, CancelSignal, WaitTimeoutError, r
 
 Choice = Literal["allow_once", "allow_always", "allow_project", "reject"]
 """`allow_project`: always in this project (the question's `project_rules` are saved)."""
-QuestionKind = Literal["command", "outside_workspace", "change", "trust"]
+QuestionKind = Literal["command", "outside_workspace", "change", "trust", "hook"]
 
 DEFAULT_APPROVAL_TIMEOUT = 600.0
 
@@ -91,6 +91,16 @@ def _inside(path: Path, root: Path) -> bool:
     return real == root or root in real.parents
 
 
+def _sandboxed(request: GateRequest) -> bool:
+    """Whether the call runs in the command sandbox (a tool says so with `runs_sandboxed`)."""
+    check = getattr(request.tool, "runs_sandboxed", None)
+    return bool(check(request.args)) if callable(check) else False
+
+
+def _describe_call(request: GateRequest) -> str:
+    return f"{request.tool.name} {_describe_args(request)}"
+
+
 def _describe_args(request: GateRequest) -> str:
     return json.dumps(request.args.model_dump(mode="json", by_alias=True), ensure_ascii=False)
 
@@ -116,6 +126,8 @@ class ApprovalGate:
         inside the workspace (writes not under readonly or plan), or a question already
         answered "always"; never when a deny or ask rule matches.
         """
+        if request.ask is not None:  # a hook wants the user asked
+            return False
         by_rules = self._rules_pass(request)
         if by_rules is not None:
             return by_rules
@@ -124,6 +136,8 @@ class ApprovalGate:
         tool = request.tool
         access = tool.access(request.args, request.cwd)
         if access is None:
+            if self.mode == "ask" and _sandboxed(request):
+                return True
             return tool.delegates or (
                 self.mode in ("ask", "auto") and f"{tool.name}:command" in self.always_allowed
             )
@@ -147,6 +161,10 @@ class ApprovalGate:
             return GateBlock("permission rule", decision.reason())
         if self.mode == "plan" and not read_only(request):
             return GateBlock("plan mode", PLAN_REFUSAL)
+        if request.ask is not None:  # a hook wants the user asked, in every mode
+            command = getattr(request.args, "command", None)
+            what = command if isinstance(command, str) else _describe_call(request)
+            return await self._ask(request, "hook", f"{request.ask}: {what}", signal)
         if decision is None or decision.kind is None:
             return await self._by_mode(request, signal)
         if decision.kind == "allow":
@@ -183,18 +201,7 @@ class ApprovalGate:
         access = tool.access(request.args, request.cwd)
         root = Path(os.path.realpath(request.cwd))
         if access is None:
-            if tool.delegates:
-                return None  # the sub-agent's own calls go through this gate
-            if self.mode in ("readonly", "plan"):
-                return GateBlock("policy", f"approval mode is {self.mode}: commands are not run")
-            command = getattr(request.args, "command", None)
-            command = command if isinstance(command, str) else None
-            title = (
-                f"Run command: {command}"
-                if command is not None
-                else (f"Run {tool.name} {_describe_args(request)}")
-            )
-            return await self._ask(request, "command", title, signal, command=command)
+            return await self._command(request, signal)
         touched = {os.path.realpath(p) for p in access.reads | access.writes}
         outside = sorted(p for p in touched if not _inside(Path(p), root))
         if access.writes and self.mode in ("readonly", "plan"):
@@ -215,6 +222,25 @@ class ApprovalGate:
         if self.permissions is None:
             return "no permission rules are in use"
         return self.permissions.save(rules, cwd)
+
+    async def _command(self, request: GateRequest, signal: CancelSignal) -> GateBlock | None:
+        """A call that may touch anything (a command): asked in `ask` mode, unless it runs in
+        the command sandbox or only delegates to a sub-agent (whose calls are gated)."""
+        tool = request.tool
+        if tool.delegates:
+            return None  # the sub-agent's own calls go through this gate
+        if self.mode == "ask" and _sandboxed(request):
+            return None  # the kernel sandbox is the guard
+        if self.mode in ("readonly", "plan"):
+            return GateBlock("policy", f"approval mode is {self.mode}: commands are not run")
+        command = getattr(request.args, "command", None)
+        command = command if isinstance(command, str) else None
+        title = (
+            f"Run command: {command}"
+            if command is not None
+            else (f"Run {tool.name} {_describe_args(request)}")
+        )
+        return await self._ask(request, "command", title, signal, command=command)
 
     async def _ask(
         self,

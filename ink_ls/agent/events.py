@@ -177,6 +177,24 @@ class InstructionsEvent(BaseModel):
     """True when the 32 KiB cap cut what these files added."""
 
 
+class HookRunEvent(BaseModel):
+    """A hook of the user's settings started (`phase` start) or ended, with its outcome."""
+
+    type: Literal["hook"] = "hook"
+    phase: Literal["start", "end"]
+    event: str
+    """The hook event: PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, …"""
+    command: str
+    tool_call_id: str | None = None
+    """The call a tool hook runs for."""
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
+    outcome: Literal["ok", "blocked", "failed", "timeout", "cancelled"] | None = None
+    message: str = ""
+    """How it ended, one line (phase end)."""
+    duration_ms: float | None = None
+
+
 class UsageEvent(BaseModel):
     """The tokens of one model reply of a `task` call's sub-agent (forwarded in place of its
     `message_end`, which would read as the parent's own message), so totals count them."""
@@ -209,6 +227,7 @@ AgentEvent = Annotated[
     | MessageEndEvent
     | CompactionEvent
     | InstructionsEvent
+    | HookRunEvent
     | UsageEvent
     | WarningEvent
     | RunEndEvent,

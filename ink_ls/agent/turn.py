@@ -27,7 +27,7 @@ from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
-from ink_ls.core.settings_files import load_settings
+from ink_ls.core.settings_files import Settings, load_settings
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSource
 from ink_ls.core.trust import WorkspaceTrust
@@ -36,6 +36,8 @@ from ink_ls.model.base import ContextWindow
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
+    from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.sandbox import SandboxSettings
 
 FrontEndKind = Literal["editor", "terminal", "acp"]
 
@@ -111,7 +113,7 @@ class PreparedTurn:
     instructions: ProjectInstructions
     notices: list[str] = field(default_factory=list)
     """Lines for the user about the settings files: problems (file and JSON path), what an
-    untrusted project asked for and did not get."""
+    untrusted project asked for and did not get, the command sandbox in force."""
 
 
 class TurnBuilder:
@@ -119,6 +121,8 @@ class TurnBuilder:
 
     def __init__(self, factory: AgentFactory) -> None:
         self.factory = factory
+        self._hooks: dict[str, Hooks] = {}
+        """Per session id: SessionStart runs once per session, not once per turn."""
 
     @asynccontextmanager
     async def turn(
@@ -131,6 +135,8 @@ class TurnBuilder:
         signal: CancelSignal = NEVER,
         max_turns: int | None = None,
         current: Callable[[], ModelSettings] | None = None,
+        session_id: str = "",
+        transcript_path: str | None = None,
     ) -> AsyncIterator[PreparedTurn]:
         """A turn of `conversation` in `cwd`; the model client is held until the block ends.
 
@@ -144,7 +150,12 @@ class TurnBuilder:
             if conversation.instructions is None:
                 conversation.instructions = ProjectInstructions(cwd)
             sources = await self._start_servers(front, signal)
-            notices = self._rules(front, cwd)
+            loaded = self._settings(front, cwd)
+            notices = self._rules(front, loaded, cwd)
+            hooks, sandbox, more = self._hooks_and_sandbox(
+                front, loaded, cwd, settings, session_id, transcript_path
+            )
+            notices += more
             agent = factory.build(
                 AgentParts(
                     settings=settings,
@@ -156,6 +167,8 @@ class TurnBuilder:
                     on_message=conversation.record,
                     on_compaction=conversation.record_compaction,
                     adapt_tools=front.adapt_tools,
+                    hooks=hooks,
+                    sandbox=sandbox,
                 ),
                 history=conversation.messages,
                 extra_tools=front.extra_tools,
@@ -173,12 +186,51 @@ class TurnBuilder:
             await factory.release_model(settings, current=keep)
 
     @staticmethod
-    def _rules(front: FrontEnd, cwd: Path) -> list[str]:
-        """The permission rules of the settings files (and the front end's own), read again
-        for every turn, after the workspace trust is decided: the project's files widen only
-        as far as the trust covers them. Returns the lines the user should read."""
+    def _settings(front: FrontEnd, cwd: Path) -> Settings:
+        """The settings files (and the front end's own sections), read once per turn after
+        the workspace trust is decided: the project's files widen only as far as the trust
+        covers them, file by file as read."""
         covers = trust_covers(front.trust) if front.trust is not None else False
-        loaded = load_settings(cwd, trusted=covers, editor=front.settings_sections)
+        return load_settings(cwd, trusted=covers, editor=front.settings_sections)
+
+    def _hooks_and_sandbox(
+        self,
+        front: FrontEnd,
+        loaded: Settings,
+        cwd: Path,
+        settings: ModelSettings,
+        session_id: str,
+        transcript_path: str | None,
+    ) -> tuple[Hooks | None, SandboxSettings, list[str]]:
+        """Hooks and sandbox of the settings files (an edit of them counts from the next
+        turn); the session keeps one `Hooks`."""
+        from ink_ls.hooks.engine import Hooks
+        from ink_ls.hooks.files import sandbox_line, session_settings
+
+        local = session_settings(loaded)
+        line = sandbox_line(local.sandbox)  # problems and ignored lines: `_rules` says them
+        notices = [line] if line else []
+        hooks = self._hooks.get(session_id)
+        if not local.hooks:
+            return None, local.sandbox, notices
+        if hooks is None or hooks.cwd != cwd:
+            hooks = Hooks(
+                [],
+                cwd=cwd,
+                session_id=session_id,
+                secret_env=settings.secret_env_names(),
+                transcript_path=transcript_path,
+            )
+            if session_id:
+                self._hooks[session_id] = hooks
+        hooks.entries = list(local.hooks)
+        hooks.permission_mode = front.gate.mode
+        return hooks, local.sandbox, notices
+
+    @staticmethod
+    def _rules(front: FrontEnd, loaded: Settings, cwd: Path) -> list[str]:
+        """The permission rules of the settings files on the front end's gate (and their
+        `defaultMode` when the user named no mode). Returns the lines the user should read."""
         permissions = Permissions.from_settings(loaded, cwd)
         front.gate.permissions = permissions
         if not front.mode_stated and loaded.default_mode is not None:

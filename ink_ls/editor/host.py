@@ -327,6 +327,7 @@ class Host:
                 cwd=self.cwd,
                 signal=turn.controller.signal,
                 current=lambda: self.settings.model,
+                session_id=session.session_id,
             ) as prepared:
                 self.rules.report(prepared.notices, reporter.send)
                 approve = self._plan_approval(turn)

@@ -36,6 +36,8 @@ def question_message(question: ApprovalQuestion) -> str:
         return f"Ink: {question.title}\n{question.detail}"
     if question.kind == "outside_workspace":
         return f"Ink wants to access files outside the workspace:\n{question.title}"
+    if question.kind == "hook":
+        return f"A hook of your settings asks you to approve this call:\n{question.title}"
     return f"Ink wants to {question.title}"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ink_ls.agent.events import (
     AgentEvent,
     CompactionEvent,
+    HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
@@ -54,6 +55,12 @@ from ink_ls.protocol.models import (
     WarningUpdate,
     WireStopReason,
 )
+
+
+def hook_line(event: HookRunEvent) -> str:
+    """`hook PreToolUse: ./check.sh` while it runs, then `… — blocked: <reason>` and so on."""
+    line = f"hook {event.event}: {short_line(event.command, 60)}"
+    return line if event.phase == "start" else f"{line} — {short_line(event.message, 80)}"
 
 
 class TurnReporter:
@@ -167,6 +174,9 @@ class TurnReporter:
                 )
             )
             self._report(event.tool_call_id)
+        elif isinstance(event, HookRunEvent):
+            if not self._waiting:  # a hook of the user's settings shows while it runs
+                self.progress(lsp.progress_report(hook_line(event)))
         elif isinstance(event, ToolProgressEvent):
             if not self._waiting:  # a pending approval outranks it
                 title = self._titles.get(event.tool_call_id, event.tool_name)

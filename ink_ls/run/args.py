@@ -49,8 +49,9 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--trust-workspace",
         action="store_true",
-        help="trust this workspace's own files (.mcp.json, project settings) for this run "
-        "without asking; otherwise a terminal asks once, and nothing else trusts them",
+        help="trust this workspace's own files (.mcp.json, project settings, hooks, sandbox "
+        "widenings) for this run without asking; otherwise a terminal asks once, and nothing "
+        "else trusts them",
     )
     p.add_argument(
         "--session", metavar="ID", help="continue session ID, or start a new one under that ID"

@@ -175,7 +175,11 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             settings=setup.settings,
             cwd=setup.cwd,
             signal=controller.signal,
+            session_id=setup.session.id,
+            transcript_path=str(setup.session.path) if setup.session.messages else None,
         ) as prepared:
+            for line in prepared.notices:  # settings files: problems, ignored parts, sandbox
+                err.print(f"ink-ls run: {line}", style="yellow", markup=False)
             _header(prepared, hub, err, setup, json_mode=json_mode)
             if compact:
                 status = await _compact(prepared.agent, err, setup)

@@ -32,6 +32,7 @@ from rich.text import Text
 from ink_ls.agent.events import (
     AgentEvent,
     CompactionEvent,
+    HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
@@ -156,6 +157,11 @@ class TerminalView:
                 row.duration_ms = event.duration_ms
         elif isinstance(event, ToolEndEvent):
             self._ended(event)
+        elif isinstance(event, HookRunEvent):
+            if event.phase == "end" and event.outcome != "ok":
+                self._print(
+                    Text(f"hook {event.event} `{event.command}`: {event.message}", "yellow")
+                )
         elif isinstance(event, InstructionsEvent | CompactionEvent):
             self._print(Text(context_line(event, self._cwd), style="dim"))
         elif isinstance(event, RunEndEvent):
