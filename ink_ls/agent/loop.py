@@ -416,6 +416,7 @@ class Agent:
                     tool_name=r.tool_name,
                     content=r.content,
                     is_error=r.is_error,
+                    cancelled=r.cancelled,
                 )
             )
         self._append(ToolResultMessage(results=[r.entry() for r in results]))

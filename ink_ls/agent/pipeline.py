@@ -46,6 +46,8 @@ class CallResult:
     is_error: bool = False
     display: Display | None = None
     duration_ms: float | None = None
+    cancelled: bool = False
+    """The run's cancel ended the call (stopped, abandoned, or never started); an error too."""
 
     def entry(self) -> ToolResultEntry:
         """The history form: no display, no timings."""
@@ -90,16 +92,23 @@ def blocked_text(name: str, source: str, reason: str | None) -> str:
 
 def interrupted_result(call: ToolCall) -> CallResult:
     """For a call that never started because the run was cancelled."""
-    return error_result(call, INTERRUPTED)
+    return _stopped(error_result(call, INTERRUPTED))
 
 
 def abandoned_result(call: ToolCall, grace_seconds: float) -> CallResult:
     """For a call still running when the grace deadline after a cancel passed."""
-    return error_result(
-        call,
-        f"Tool {call.name} did not respond to the interrupt within {grace_seconds:g}s"
-        " — result abandoned; the underlying process may still be running.",
+    return _stopped(
+        error_result(
+            call,
+            f"Tool {call.name} did not respond to the interrupt within {grace_seconds:g}s"
+            " — result abandoned; the underlying process may still be running.",
+        )
     )
+
+
+def _stopped(result: CallResult) -> CallResult:
+    result.cancelled = True
+    return result
 
 
 def truncated_reply_result(call: ToolCall) -> CallResult:
@@ -226,6 +235,7 @@ async def check_gate(
     cancelled = error_result(
         call, blocked_text(call.name, "user", "cancelled while waiting for approval")
     )
+    cancelled.cancelled = signal.cancelled
     try:
         decision = await race(gate(request, signal), signal)
     except CancelledError:
@@ -263,4 +273,5 @@ async def execute(prepared: PreparedCall, signal: CancelSignal, context: ToolCon
         )
         out = CallResult(call.id, call.name, content, result.is_error, result.display)
     out.duration_ms = (time.perf_counter() - started) * 1000.0
+    out.cancelled = out.is_error and signal.cancelled  # the tool stopped for the cancel
     return out

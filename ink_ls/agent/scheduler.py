@@ -248,6 +248,7 @@ class Batch:
                     is_error=r.is_error,
                     display=r.display,
                     duration_ms=r.duration_ms,
+                    cancelled=r.cancelled,
                 )
             )
 
@@ -381,6 +382,7 @@ class Batch:
                     tool_name=call.name,
                     is_error=result.is_error,
                     duration_ms=result.duration_ms or 0.0,
+                    cancelled=result.cancelled,
                 )
             )
         self._set(i, result)
@@ -429,6 +431,7 @@ class Batch:
                     tool_name=call.name,
                     is_error=True,
                     duration_ms=result.duration_ms,
+                    cancelled=True,
                 )
             )
             slot.release()  # the process budget moves on without the abandoned call

@@ -46,10 +46,18 @@ from ink_ls.protocol.models import (
     ToolCallContent,
     ToolCallRegistered,
     ToolCallUpdate,
+    ToolStatus,
     TurnEndUpdate,
     UsageUpdate,
     WireStopReason,
 )
+
+
+def _status(event: ToolSettledEvent | ToolEndEvent) -> ToolStatus:
+    """A call the user's cancel ended is `cancelled`, not `failed`."""
+    if event.cancelled:
+        return "cancelled"
+    return "failed" if event.is_error else "completed"
 
 
 class TurnReporter:
@@ -160,13 +168,13 @@ class TurnReporter:
         elif isinstance(event, ToolProgressEvent):
             if not self._waiting:  # a pending approval outranks it
                 title = self._titles.get(event.tool_call_id, event.tool_name)
-                self.progress({"kind": "report", "message": f"{title}: {event.message}"})
+                self.progress(lsp.progress_report(f"{title}: {event.message}"))
         elif isinstance(event, ToolSettledEvent):
             self._settled += 1
             self.send(
                 ToolCallUpdate(
                     tool_call_id=event.tool_call_id,
-                    status="failed" if event.is_error else "completed",
+                    status=_status(event),
                     phase="settled",
                     duration_ms=round(event.duration_ms, 3),
                     parent_tool_call_id=event.parent_tool_call_id,
@@ -207,7 +215,7 @@ class TurnReporter:
     def _compaction(self, event: CompactionEvent) -> None:
         """Progress while summarising; the update at each phase; usage once it is done."""
         if event.phase == "start":
-            self.progress({"kind": "report", "message": "compacting the conversation"})
+            self.progress(lsp.progress_report("compacting the conversation"))
         self.send(CompactionUpdate.model_validate(event.model_dump(exclude={"type", "usage"})))
         if event.phase == "end":
             self._context = (event.tokens_after, event.context_window)
@@ -233,7 +241,7 @@ class TurnReporter:
         self.send(
             ToolCallUpdate(
                 tool_call_id=event.tool_call_id,
-                status="failed" if event.is_error else "completed",
+                status=_status(event),
                 phase="delivered",
                 content=items,
                 raw_output=raw,
