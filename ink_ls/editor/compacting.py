@@ -13,7 +13,9 @@ from ink_ls.core.tool import DiskWriter
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.sessions import Turn, now
 from ink_ls.editor.updates import TurnReporter
+from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
+from ink_ls.protocol.methods import PROGRESS_TITLE
 from ink_ls.protocol.models import SessionCompactParams, SessionCompactResult
 
 if TYPE_CHECKING:
@@ -44,14 +46,7 @@ async def compact_session(
             progress_token=turn.token,
             session_usage=session.usage,
         )
-        reporter.progress(
-            {
-                "kind": "begin",
-                "title": "Ink",
-                "cancellable": True,
-                "message": "compacting the conversation",
-            }
-        )
+        reporter.progress(lsp.progress_begin(PROGRESS_TITLE, "compacting the conversation"))
         gate = ApprovalGate("readonly", MessagePrompter(host.client, host.features))
         agent = await host.agent(session, reporter, gate, DiskWriter(), model)  # no tools run
         context = agent.context
@@ -64,12 +59,12 @@ async def compact_session(
         except CompactionCancelledError:
             outcome, done = "cancelled", None
         except CompactionError as exc:
-            reporter.progress({"kind": "end", "message": f"failed: {exc}"})
+            reporter.progress(lsp.progress_end(f"failed: {exc}"))
             raise InkRequestError(InkErrorCode.COMPACTION_FAILED, str(exc)) from None
         session.usage = reporter.session_usage
         if done is None and outcome == "done":
             outcome = "nothing to compact"
-        reporter.progress({"kind": "end", "message": outcome})
+        reporter.progress(lsp.progress_end(outcome))
         return SessionCompactResult(
             session_id=session.session_id,
             compacted=done is not None,

@@ -31,7 +31,7 @@ from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
 from ink_ls.editor.client import EditorClient
 from ink_ls.protocol import lsp
-from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
+from ink_ls.protocol.methods import PROGRESS, PROGRESS_TITLE, SESSION_UPDATE
 from ink_ls.protocol.models import (
     AgentMessageChunk,
     CompactionUpdate,
@@ -40,6 +40,7 @@ from ink_ls.protocol.models import (
     ErrorUpdate,
     ImageContent,
     InstructionsLoadedUpdate,
+    RawOutput,
     SessionUpdateBody,
     SessionUpdateParams,
     TextContent,
@@ -98,7 +99,7 @@ class TurnReporter:
             self._client.notify(PROGRESS, lsp.progress_params(self._token, value))
 
     def begin(self, prompt: str) -> None:
-        self.progress(lsp.progress_begin("Ink", short_line(prompt, 60)))
+        self.progress(lsp.progress_begin(PROGRESS_TITLE, short_line(prompt, 60)))
 
     def end(self, stop: WireStopReason, error: str | None) -> None:
         """Send `error` (if any) and `turn_end` updates, then end the progress."""
@@ -235,9 +236,9 @@ class TurnReporter:
             items.append(
                 DiffItem(path=str(shown.path), old_text=shown.old_text, new_text=shown.new_text)
             )
-        raw: dict[str, Any] = {"isError": event.is_error, "text": text_of(event.content)}
-        if isinstance(shown, CommandDisplay) and shown.exit_code is not None:
-            raw["exitCode"] = shown.exit_code
+        raw = RawOutput(is_error=event.is_error, text=text_of(event.content))
+        if isinstance(shown, CommandDisplay):
+            raw.exit_code = shown.exit_code
         self.send(
             ToolCallUpdate(
                 tool_call_id=event.tool_call_id,

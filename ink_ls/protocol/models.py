@@ -19,9 +19,11 @@ from ink_ls.agent.events import (
     ToolCallLabel,
     ToolCallRef,
 )
-from ink_ls.core.messages import Usage
+from ink_ls.core.messages import ImageBlock, TextBlock, Usage
 
 WireStopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
+ApprovalOptionId = Literal["allow_once", "allow_always", "reject_once"]
+"""The `optionId` of the approval actions in `window/showMessageRequest` (ACP's option ids)."""
 ToolStatus = Literal["pending", "in_progress", "completed", "failed", "cancelled"]
 """The ACP statuses, plus `cancelled`: the user's cancel ended the call."""
 
@@ -29,9 +31,14 @@ ToolStatus = Literal["pending", "in_progress", "completed", "failed", "cancelled
 class WireModel(BaseModel):
     """Base of every wire model: camelCase aliases, unknown keys ignored."""
 
-    # defer_build: validators are built on first use, not while the server starts
+    # defer_build: validators are built on first use, not while the server starts;
+    # in the exported schema a field the sender always writes (it has a default) is required
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        defer_build=True,
+        json_schema_serialization_defaults_required=True,
     )
 
     def dump(self) -> dict[str, Any]:
@@ -234,15 +241,12 @@ class DiagnosticsChangedParams(WireModel):
 # ---- ink/session/update ---------------------------------------------------------------------
 
 
-class TextContent(WireModel):
-    type: Literal["text"] = "text"
-    text: str
+class TextContent(TextBlock, WireModel):
+    """A text block, as in history (`core.messages.TextBlock`)."""
 
 
-class ImageContent(WireModel):
-    type: Literal["image"] = "image"
-    data: str
-    mime_type: str
+class ImageContent(ImageBlock, WireModel):
+    """An image block, as in history (`core.messages.ImageBlock`): base64 `data`, `mimeType`."""
 
 
 class ContentItem(WireModel):
@@ -300,6 +304,14 @@ class ToolCallRegistered(ToolCallLabel, ToolCallRef, UpdateBody):
     raw_input: dict[str, Any]
 
 
+class RawOutput(WireModel):
+    """A call's result as the model got it: the error flag and text (`exitCode` of a command)."""
+
+    is_error: bool
+    text: str
+    exit_code: int | None = None
+
+
 class ToolCallUpdate(ToolCallRef, UpdateBody):
     """A call runs (`phase: running`), finished (`settled`) or its result arrives (`delivered`);
     status `cancelled` when the user's cancel ended it."""
@@ -309,7 +321,7 @@ class ToolCallUpdate(ToolCallRef, UpdateBody):
     phase: Literal["running", "settled", "delivered"]
     duration_ms: float | None = None
     content: list[ToolCallContent] | None = None
-    raw_output: dict[str, Any] | None = None
+    raw_output: RawOutput | None = None
 
 
 class UsageUpdate(ContextFill, Usage, UpdateBody):

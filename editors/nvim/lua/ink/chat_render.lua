@@ -14,6 +14,7 @@ for group, link in pairs({
   InkChatDone = 'DiagnosticOk',
   InkChatFailed = 'DiagnosticError',
   InkChatRefused = 'DiagnosticWarn',
+  InkChatCancelled = 'Comment',
   InkChatApproval = 'WarningMsg',
   InkChatCall = 'Function',
   InkChatNote = 'Comment',
