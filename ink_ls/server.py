@@ -74,9 +74,13 @@ def _keep_dicts(obj: dict[str, Any], cls: type[Any]) -> Any:
     return cls(**values)
 
 
-def _as_sent(message: RawRequest | RawNotification) -> dict[str, Any]:
-    # the params are JSON already: no deep unstructuring of the hot update stream
-    return attrs.asdict(message, recurse=False)
+# the params are JSON already: no deep unstructuring of the hot update stream
+def _request_as_sent(m: RawRequest) -> dict[str, Any]:
+    return {"jsonrpc": m.jsonrpc, "id": m.id, "method": m.method, "params": m.params}
+
+
+def _notification_as_sent(m: RawNotification) -> dict[str, Any]:
+    return {"jsonrpc": m.jsonrpc, "method": m.method, "params": m.params}
 
 
 def ink_converter() -> Any:
@@ -84,8 +88,8 @@ def ink_converter() -> Any:
     converter = default_converter()  # type: ignore[no-untyped-call]
     for cls in (RawRequest, RawNotification, RawResponse):
         converter.register_structure_hook(cls, _keep_dicts)
-    for sent in (RawRequest, RawNotification):
-        converter.register_unstructure_hook(sent, _as_sent)
+    converter.register_unstructure_hook(RawRequest, _request_as_sent)
+    converter.register_unstructure_hook(RawNotification, _notification_as_sent)
     return converter
 
 

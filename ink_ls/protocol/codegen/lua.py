@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ink_ls.protocol.codegen._types import Syntax, scalars, type_of
 from ink_ls.protocol.codegen.schema import SCHEMA_PATH
 
 JSON = dict[str, Any]
@@ -30,28 +31,20 @@ def _literal(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+LUA = Syntax(
+    name=lambda name: PREFIX + name,
+    literal=_literal,
+    union="|",
+    array=lambda item: f"({item})[]" if "|" in item else f"{item}[]",
+    record=lambda value: f"table<string, {value}>",
+    any_value="any",
+    simple=scalars(integer="integer", null="nil"),
+)
+
+
 def lua_type(schema: JSON) -> str:
     """The LuaCATS type of one JSON Schema node."""
-    if "$ref" in schema:
-        return PREFIX + str(schema["$ref"]).rsplit("/", 1)[-1]
-    if "const" in schema:
-        return _literal(schema["const"])
-    if "enum" in schema:
-        return "|".join(_literal(v) for v in schema["enum"])
-    for key in ("oneOf", "anyOf"):
-        if key in schema:
-            return "|".join(lua_type(s) for s in schema[key])
-    kind = schema.get("type")
-    if kind == "array":
-        item = lua_type(schema.get("items", {}))
-        return f"({item})[]" if "|" in item else f"{item}[]"
-    if kind == "object":
-        extra = schema.get("additionalProperties", True)
-        return f"table<string, {lua_type(extra) if isinstance(extra, dict) else 'any'}>"
-    simple = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
-    if isinstance(kind, str) and kind in simple:
-        return simple[kind]
-    return "nil" if kind == "null" else "any"
+    return type_of(schema, LUA)
 
 
 def _values(defs: JSON, where: tuple[str, ...]) -> list[str]:

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from ink_ls.protocol.codegen._types import Syntax, scalars, type_of
 from ink_ls.protocol.codegen.schema import SCHEMA_PATH
 
 JSON = dict[str, Any]
@@ -20,46 +21,29 @@ def _literal(value: Any) -> str:
     return json.dumps(value)
 
 
-def _name(ref: str) -> str:
-    return ref.rsplit("/", 1)[-1]
-
-
 def ts_type(schema: JSON) -> str:
     """The TypeScript type of one JSON Schema node."""
-    if "$ref" in schema:
-        return _name(schema["$ref"])
-    if "const" in schema:
-        return _literal(schema["const"])
-    if "enum" in schema:
-        return " | ".join(_literal(v) for v in schema["enum"])
-    for key in ("oneOf", "anyOf"):
-        if key in schema:
-            return " | ".join(ts_type(s) for s in schema[key])
-    kind = schema.get("type")
-    if kind == "array":
-        item = ts_type(schema.get("items", {}))
-        return f"({item})[]" if " " in item else f"{item}[]"
-    if kind == "object":
-        if "properties" in schema:
-            return (
-                "{ "
-                + " ".join(_member(k, v, schema) for k, v in schema["properties"].items())
-                + " }"
-            )
-        extra = schema.get("additionalProperties", True)
-        return f"Record<string, {ts_type(extra) if isinstance(extra, dict) else 'unknown'}>"
-    simple = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
-    if isinstance(kind, str) and kind in simple:
-        return simple[kind]
-    if kind == "null":
-        return "null"
-    return "unknown"
+    return type_of(schema, TS)
 
 
 def _member(key: str, prop: JSON, owner: JSON) -> str:
     optional = "" if key in owner.get("required", []) else "?"
     name = key if _IDENT.match(key) else _literal(key)
     return f"{name}{optional}: {ts_type(prop)};"
+
+
+TS = Syntax(
+    name=lambda name: name,
+    literal=_literal,
+    union=" | ",
+    array=lambda item: f"({item})[]" if " " in item else f"{item}[]",
+    record=lambda value: f"Record<string, {value}>",
+    any_value="unknown",
+    simple=scalars(integer="number", null="null"),
+    inline_object=lambda schema: (
+        "{ " + " ".join(_member(k, v, schema) for k, v in schema["properties"].items()) + " }"
+    ),
+)
 
 
 def _doc(text: str | None, indent: str = "") -> list[str]:
