@@ -173,8 +173,7 @@ export interface McpServerInfo {
   startMs?: number;
 }
 
-export interface McpStatusParams {
-}
+export type McpStatusParams = Record<string, never>;
 
 export interface McpStatusResult {
   servers: McpServerInfo[];
@@ -236,8 +235,7 @@ export interface SessionInfo {
   running: boolean;
 }
 
-export interface SessionListParams {
-}
+export type SessionListParams = Record<string, never>;
 
 export interface SessionListResult {
   sessions: SessionInfo[];
@@ -344,8 +342,7 @@ export type ToolKind = 'read' | 'search' | 'edit' | 'execute' | 'think' | 'other
 
 export type ToolStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
 
-export interface ToolsParams {
-}
+export type ToolsParams = Record<string, never>;
 
 export interface ToolsResult {
   tools: ToolInfo[];

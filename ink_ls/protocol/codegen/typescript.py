@@ -57,6 +57,8 @@ def _doc(text: str | None, indent: str = "") -> list[str]:
 
 def _definition(name: str, schema: JSON) -> list[str]:
     out = _doc(schema.get("description"))
+    if schema.get("type") == "object" and not schema.get("properties"):
+        return [*out, f"export type {name} = Record<string, never>;"]  # `{}`: no members
     if schema.get("type") == "object" and "oneOf" not in schema:
         out.append(f"export interface {name} {{")
         for key, prop in schema.get("properties", {}).items():
