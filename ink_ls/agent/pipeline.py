@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ink_ls.agent.events import ToolStartEvent
+from ink_ls.agent.events import ToolEndEvent, ToolSettledEvent, ToolStartEvent
 from ink_ls.agent.gate import Gate, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
 from ink_ls.core.signal import CancelledError, CancelSignal, race
@@ -29,11 +30,14 @@ from ink_ls.core.tool import (
     ToolParams,
     ToolRegistry,
     aborted_result,
+    result_problem,
 )
 
 MAX_SCHEMA_ERRORS = 5
 INTERRUPTED = "(interrupted before this tool ran)"
 NOT_EXECUTED_MAX_TURNS = "(not executed: reached max turns)"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -56,6 +60,28 @@ class CallResult:
             tool_name=self.tool_name,
             content=self.content,
             is_error=self.is_error,
+        )
+
+    def end_event(self) -> ToolEndEvent:
+        """The `tool_end` that delivers this result (to the editor: with display and timing)."""
+        return ToolEndEvent(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            content=self.content,
+            is_error=self.is_error,
+            display=self.display,
+            duration_ms=self.duration_ms,
+            cancelled=self.cancelled,
+        )
+
+    def settled_event(self) -> ToolSettledEvent:
+        """The `tool_settled` of this result (in completion order; execution time only)."""
+        return ToolSettledEvent(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            is_error=self.is_error,
+            duration_ms=self.duration_ms or 0.0,
+            cancelled=self.cancelled,
         )
 
 
@@ -268,10 +294,17 @@ async def execute(prepared: PreparedCall, signal: CancelSignal, context: ToolCon
         message = str(exc) or type(exc).__name__
         out = error_result(call, f"Error: tool {call.name} threw: {message}")
     else:
-        content: list[ContentBlock] = (
-            result.content if result.content is not None else [TextBlock(text=result.output)]
-        )
-        out = CallResult(call.id, call.name, content, result.is_error, result.display)
+        problem = result_problem(result)
+        if problem is not None:
+            log.error("tool %s returned an invalid result: %s", call.name, problem)
+            out = error_result(
+                call, f"Error: tool {call.name} returned an invalid result ({problem})."
+            )
+        else:
+            content: list[ContentBlock] = (
+                result.content if result.content is not None else [TextBlock(text=result.output)]
+            )
+            out = CallResult(call.id, call.name, content, result.is_error, result.display)
     out.duration_ms = (time.perf_counter() - started) * 1000.0
     out.cancelled = out.is_error and signal.cancelled  # the tool stopped for the cancel
     return out

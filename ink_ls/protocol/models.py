@@ -1,8 +1,8 @@
 """Pydantic models of the `ink/*` wire shapes: params, results and `ink/session/update` payloads.
 
 Python fields are snake_case, the wire is camelCase (alias generator). Send with `dump()`.
-The updates reuse the agent's event fields (`agent.events` bases), so the two never drift.
-Nothing here knows about pygls.
+The updates reuse the agent's event fields (`agent.events` bases) and its stop reasons
+(`TurnOutcome`), so the two never drift. Nothing here knows about pygls.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from ink_ls.agent.events import (
     InstructionsInfo,
     ToolCallLabel,
     ToolCallRef,
+    TurnOutcome,
 )
 from ink_ls.core.messages import ImageBlock, TextBlock, Usage
 
-WireStopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
+WireStopReason = TurnOutcome
 ApprovalOptionId = Literal["allow_once", "allow_always", "reject_once"]
 """The `optionId` of the approval actions in `window/showMessageRequest` (ACP's option ids)."""
 ToolStatus = Literal["pending", "in_progress", "completed", "failed", "cancelled"]
