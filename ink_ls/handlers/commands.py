@@ -64,9 +64,9 @@ def register(server: LanguageServer, state: ServerState) -> None:
     @server.command(methods.COMMAND_ASK)
     @guarded
     async def ask(*args: Any) -> dict[str, Any]:
-        return commands().ask(_ask_args(args))
+        return commands().ask(_ask_args(args)).dump()
 
     @server.command(methods.COMMAND_CANCEL)
     @guarded
     async def cancel(*args: Any) -> dict[str, Any]:
-        return commands().cancel()
+        return commands().cancel().dump()

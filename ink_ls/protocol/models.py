@@ -83,6 +83,19 @@ class AskCommandArgs(WireModel):
         return self
 
 
+class AskCommandResult(WireModel):
+    """The answer to `ink.ask`: the turn started (it runs in the background)."""
+
+    session_id: str
+    started: bool = True
+
+
+class CancelCommandResult(WireModel):
+    """The answer to `ink.cancel`: how many running turns were cancelled."""
+
+    cancelled: int
+
+
 class SessionPromptParams(WireModel):
     session_id: str | None = None
     prompt: str = Field(min_length=1)
