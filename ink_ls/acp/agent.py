@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import (
@@ -42,11 +42,11 @@ from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
-from ink_ls.acp.plan import PlanTool
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import OUTCOMES, AgentEvent
 from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
@@ -70,7 +70,13 @@ MODES = [
         name="Read only",
         description="Reads and searches only; changes and commands are refused",
     ),
+    SessionMode(
+        id="plan",
+        name="Plan",
+        description="Reads only, then shows a plan to approve; it goes on in Ask or Auto",
+    ),
 ]
+MODE_IDS = tuple(m.id for m in MODES)
 
 
 @dataclass
@@ -165,7 +171,7 @@ class InkAcpAgent:
         self, stored: Session, cwd: Path, mcp_servers: list[Any] | None, meta: Any = None
     ) -> AcpSession:
         # titles and kinds of replayed calls come from the tools themselves
-        tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
+        tools = self._factory.tools(cwd, ModelSettings())
         trust = self._trust(cwd, meta)
         session = AcpSession(
             stored=stored,
@@ -257,9 +263,9 @@ class InkAcpAgent:
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         session = self._session(session_id)
-        if mode_id not in ("ask", "auto", "readonly"):
+        if mode_id not in MODE_IDS:
             raise RequestError.invalid_params(
-                {"message": f"unknown mode {mode_id!r}; the modes are ask, auto, readonly"}
+                {"message": f"unknown mode {mode_id!r}; the modes are {', '.join(MODE_IDS)}"}
             )
         session.gate.mode = mode_id  # type: ignore[assignment]
         self.outbox.post(session_id, update_current_mode(mode_id))
@@ -299,10 +305,19 @@ class InkAcpAgent:
                 settings=settings,
                 cwd=session.cwd,
                 signal=controller.signal,
+                session_id=session.stored.id,
                 prompt=typed,
                 checkpoints=session.stored,
             ) as prepared:
-                result = await prepared.agent.run(message, controller.signal)
+                for notice in prepared.notices:  # no place to show them over ACP: the log
+                    log.warning("%s", notice)
+                result = await run_turn(
+                    prepared.agent,
+                    session.gate,
+                    message,
+                    controller.signal,
+                    self._plan_approval(session),
+                )
         finally:
             session.turn = None
             await self.outbox.flush()
@@ -318,6 +333,19 @@ class InkAcpAgent:
                 cached_read_tokens=usage.cache_read_tokens or None,
             ),
         )
+
+    def _plan_approval(self, session: AcpSession) -> PlanApproval:
+        """The plan as a permission request: Approve and continue in Ask / Auto switches the
+        session's mode (the client is told: `current_mode_update`)."""
+        sid = session.stored.id
+
+        async def approve(plan: str) -> Literal["ask", "auto"] | None:
+            mode = await Permissions(self._client, self.outbox, sid).plan(plan)
+            if mode is not None:
+                self.outbox.post(sid, update_current_mode(mode))
+            return mode
+
+        return approve
 
     def _front(self, session: AcpSession) -> FrontEnd:
         sid = session.stored.id
@@ -345,7 +373,6 @@ class InkAcpAgent:
             on_event=on_event,
             mcp=session.hub,
             trust=session.trust,
-            extra_tools=(PlanTool(),),
         )
 
     async def close(self) -> None:

@@ -1,7 +1,7 @@
 """Agent events and stored history as ACP `session/update`s: message chunks, tool calls (kind,
 title, locations, diff or output content), and the plan.
 
-Pure mapping: it sends nothing. The `plan` tool's calls become `plan` updates, not tool calls.
+Pure mapping: it sends nothing. `todo_write` calls become `plan` updates, not tool calls.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from acp import (
 from acp.helpers import SessionUpdate, ToolCallContentVariant
 from acp.schema import ToolCallLocation
 
-from ink_ls.acp.plan import PLAN_TOOL, PlanParams
 from ink_ls.agent.events import (
     AgentEvent,
     TextDeltaEvent,
@@ -48,6 +47,7 @@ from ink_ls.core.messages import (
     text_of,
 )
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, Display, ToolKind, ToolRegistry
+from ink_ls.tools.todo import TODO_TOOL, todos_of
 
 Describe = Callable[[str, dict[str, Any] | None], tuple[str, ToolKind]]
 """(tool name, arguments) → the call's title and kind, as its tool states them."""
@@ -104,14 +104,11 @@ def result_content(
 
 
 def plan_update(args: dict[str, Any] | None) -> SessionUpdate | None:
-    """The `plan` update for a `plan` call's arguments (None when they do not validate)."""
-    try:
-        params = PlanParams.model_validate(args or {})
-    except ValueError:
+    """The `plan` update for a `todo_write` call's arguments (None when they do not validate)."""
+    items = todos_of(args)
+    if items is None:
         return None
-    return update_plan(
-        plan_entry(e.content, priority=e.priority, status=e.status) for e in params.entries
-    )
+    return update_plan(plan_entry(i.content, priority="medium", status=i.status) for i in items)
 
 
 class UpdateMapper:
@@ -163,7 +160,7 @@ class UpdateMapper:
         args: dict[str, Any] | None,
         described: tuple[str, ToolKind] | None = None,
     ) -> list[SessionUpdate]:
-        if name == PLAN_TOOL:
+        if name == TODO_TOOL:
             plan = plan_update(args)
             if plan is not None:
                 self._plans.add(call_id)

@@ -32,6 +32,7 @@ from ink_ls.agent.events import (
     AgentEvent,
     CompactionEvent,
     EventSink,
+    HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
@@ -208,6 +209,14 @@ class _Forwarder:
             tagged = UsageEvent(usage=event.message.usage, parent_tool_call_id=self._call_id)
         elif isinstance(event, TextDeltaEvent | ThinkingDeltaEvent):
             tagged = event.model_copy(update={"parent_tool_call_id": self._call_id})
+        elif isinstance(event, HookRunEvent):
+            own = event.tool_call_id
+            tagged = event.model_copy(
+                update={
+                    "tool_call_id": child_call_id(self._call_id, own) if own else None,
+                    "parent_tool_call_id": self._call_id,
+                }
+            )
         else:
             tagged = event.model_copy(
                 update={

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,10 @@ _LIMIT = re.compile(
 )
 
 CompactionSink = Callable[[Compaction], None]
+
+
+BeforeCompact = Callable[[str, CancelSignal], Awaitable[None]]
+"""Runs before a compaction (its reason: threshold, overflow, manual), e.g. PreCompact hooks."""
 
 
 def ignore_compaction(compaction: Compaction) -> None:
@@ -88,11 +92,13 @@ class ConversationContext:
         emit: Callable[[AgentEvent], None],
         on_compaction: CompactionSink = ignore_compaction,
         instructions: ProjectInstructions | None = None,
+        before_compact: BeforeCompact | None = None,
     ) -> None:
         self.window = window
         self.source = source
         """Where the window figure came from, when known."""
         self._warned = False
+        self.before_compact = before_compact
         self.compactor = Compactor(model, window, threshold) if window else None
         self._emit = emit
         self.on_compaction = on_compaction
@@ -197,6 +203,8 @@ class ConversationContext:
         if self.compactor is None:
             raise CompactionError("the context window is unknown; nothing to compact against")
         before = tokens if tokens is not None else self.tokens(history, system, schemas)
+        if self.before_compact is not None:  # PreCompact hooks: reported, never blocking
+            await self.before_compact(reason, signal)
         self._emit(
             CompactionEvent(
                 phase="start", reason=reason, tokens_before=before, context_window=self.window

@@ -34,6 +34,8 @@ from ink_ls.model.base import ContextWindow, Model
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
+    from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.sandbox import SandboxSettings
 
 ModelFactory = Callable[[ModelSettings], Model]
 ToolsFactory = Callable[[Path, tuple[str, ...]], list[AnyTool]]
@@ -86,6 +88,10 @@ class AgentParts:
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the tools (e.g. edits that report the editor's
     diagnostics, and a `diagnostics` tool)."""
+    hooks: Hooks | None = None
+    """The session's hooks of the settings files, if any."""
+    sandbox: SandboxSettings | None = None
+    """The command sandbox of the settings files (`bash` runs in it when enabled)."""
 
 
 class AgentFactory:
@@ -199,6 +205,12 @@ class AgentFactory:
         settings, cwd = parts.settings, parts.cwd
         # the front end adapts our own tools; a source's tools join as the source gives them
         own = parts.adapt_tools(self.tools(cwd, settings, extra_tools))
+        if parts.sandbox is not None and parts.sandbox.enabled:
+            from ink_ls.tools.bash import BashTool
+
+            for tool in own:
+                if isinstance(tool, BashTool):
+                    tool.use_sandbox(parts.sandbox)
         tools = ToolRegistry(list(own), tool_sources) if tool_sources else own
         options = AgentOptions(
             cwd=cwd,
@@ -222,4 +234,5 @@ class AgentFactory:
             budget=self.budget,
             on_compaction=parts.on_compaction,
             instructions=instructions,
+            hooks=parts.hooks,
         )

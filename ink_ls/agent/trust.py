@@ -16,13 +16,14 @@ from ink_ls.agent.approval import (
     WaitInterruptedError,
     wait_answer,
 )
+from ink_ls.core.settings_files import describe_settings
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.trust import Answer, Ask, Describer, TrustQuestion, WorkspaceTrust
 from ink_ls.mcp.config import describe_servers
 
 TRUST_CALL_ID = "ink-workspace-trust"
 """The tool call id of the trust question (a client shows it like a call's permission)."""
-DESCRIBERS: tuple[Describer, ...] = (describe_servers,)
+DESCRIBERS: tuple[Describer, ...] = (describe_servers, describe_settings)
 """What each reader of the workspace's files would run, for the question."""
 
 

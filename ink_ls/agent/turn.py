@@ -11,11 +11,11 @@ workspace recorded before its first change and at its end: `checkpoints`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.checkpointing import CheckpointGate
@@ -24,11 +24,14 @@ from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.factory import AgentFactory, AgentParts
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.permissions import Permissions, trust_covers
+from ink_ls.agent.plan_mode import enter_plan
 from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
 from ink_ls.checkpoints.recorder import Journal, TurnCheckpoint, begin_turn
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
+from ink_ls.core.settings_files import Settings, load_settings
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSource
 from ink_ls.core.trust import WorkspaceTrust
@@ -37,6 +40,8 @@ from ink_ls.model.base import ContextWindow
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
+    from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.sandbox import SandboxSettings
 
 FrontEndKind = Literal["editor", "terminal", "acp"]
 
@@ -92,6 +97,12 @@ class FrontEnd:
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the built-in tools (e.g. edits that report the editor's
     diagnostics, and a `diagnostics` tool)."""
+    settings_sections: Mapping[str, Any] | None = None
+    """The front end's own settings-file sections (the editor's `ink.permissions` and
+    `ink.hooks`), merged with the settings files."""
+    mode_stated: bool = True
+    """False when the user named no approval mode (no `--approval`): the settings files'
+    `defaultMode` then sets the gate's mode."""
 
 
 @dataclass
@@ -104,6 +115,9 @@ class PreparedTurn:
     window_info: ContextWindow
     """That window and where the figure came from (`Ollama runtime`, `configured`, …)."""
     instructions: ProjectInstructions
+    notices: list[str] = field(default_factory=list)
+    """Lines for the user about the settings files: problems (file and JSON path), what an
+    untrusted project asked for and did not get, the command sandbox in force."""
     checkpoint: TurnCheckpoint | None = None
     """The turn's checkpoint entry, when the session is stored."""
 
@@ -113,6 +127,8 @@ class TurnBuilder:
 
     def __init__(self, factory: AgentFactory) -> None:
         self.factory = factory
+        self._hooks: dict[str, Hooks] = {}
+        """Per session id: SessionStart runs once per session, not once per turn."""
 
     @asynccontextmanager
     async def turn(
@@ -125,6 +141,8 @@ class TurnBuilder:
         signal: CancelSignal = NEVER,
         max_turns: int | None = None,
         current: Callable[[], ModelSettings] | None = None,
+        session_id: str = "",
+        transcript_path: str | None = None,
         prompt: str | None = None,
         checkpoints: Journal | None = None,
     ) -> AsyncIterator[PreparedTurn]:
@@ -144,17 +162,25 @@ class TurnBuilder:
             if conversation.instructions is None:
                 conversation.instructions = ProjectInstructions(cwd)
             sources = await self._start_servers(front, signal)
+            loaded = self._settings(front, cwd)
+            notices = self._rules(front, loaded, cwd)
+            hooks, sandbox, more = self._hooks_and_sandbox(
+                front, loaded, cwd, settings, session_id, transcript_path
+            )
+            notices += more
             agent = factory.build(
                 AgentParts(
                     settings=settings,
                     cwd=cwd,
                     gate=gate,
-                    writer=PolicyWriter(front.gate, front.changes),
+                    writer=PolicyWriter(front.gate, front.changes, cwd),
                     files=front.files,
                     on_event=front.on_event,
                     on_message=conversation.record,
                     on_compaction=conversation.record_compaction,
                     adapt_tools=front.adapt_tools,
+                    hooks=hooks,
+                    sandbox=sandbox,
                 ),
                 history=conversation.messages,
                 extra_tools=front.extra_tools,
@@ -164,12 +190,74 @@ class TurnBuilder:
                 context_window=window,
                 instructions=conversation.instructions,
             )
-            yield PreparedTurn(agent, window, window_info, conversation.instructions, checkpoint)
+            if front.gate.mode == "plan":
+                enter_plan(agent)
+            yield PreparedTurn(
+                agent, window, window_info, conversation.instructions, notices, checkpoint
+            )
         finally:
             if checkpoint is not None:
                 await checkpoint.finish()
             keep = current() if current is not None else settings
             await factory.release_model(settings, current=keep)
+
+    @staticmethod
+    def _settings(front: FrontEnd, cwd: Path) -> Settings:
+        """The settings files (and the front end's own sections), read once per turn after
+        the workspace trust is decided: the project's files widen only as far as the trust
+        covers them, file by file as read."""
+        covers = trust_covers(front.trust) if front.trust is not None else False
+        return load_settings(cwd, trusted=covers, editor=front.settings_sections)
+
+    def _hooks_and_sandbox(
+        self,
+        front: FrontEnd,
+        loaded: Settings,
+        cwd: Path,
+        settings: ModelSettings,
+        session_id: str,
+        transcript_path: str | None,
+    ) -> tuple[Hooks | None, SandboxSettings, list[str]]:
+        """Hooks and sandbox of the settings files (an edit of them counts from the next
+        turn); the session keeps one `Hooks`."""
+        from ink_ls.hooks.engine import Hooks
+        from ink_ls.hooks.files import sandbox_line, session_settings
+
+        local = session_settings(loaded)
+        line = sandbox_line(local.sandbox)  # problems and ignored lines: `_rules` says them
+        notices = [line] if line else []
+        hooks = self._hooks.get(session_id)
+        if not local.hooks:
+            return None, local.sandbox, notices
+        if hooks is None or hooks.cwd != cwd:
+            hooks = Hooks(
+                [],
+                cwd=cwd,
+                session_id=session_id,
+                secret_env=settings.secret_env_names(),
+                transcript_path=transcript_path,
+            )
+            if session_id:
+                self._hooks[session_id] = hooks
+        hooks.entries = list(local.hooks)
+        hooks.permission_mode = front.gate.mode
+        return hooks, local.sandbox, notices
+
+    @staticmethod
+    def _rules(front: FrontEnd, loaded: Settings, cwd: Path) -> list[str]:
+        """The permission rules of the settings files on the front end's gate (and their
+        `defaultMode` when the user named no mode). Returns the lines the user should read."""
+        permissions = Permissions.from_settings(loaded, cwd)
+        front.gate.permissions = permissions
+        if not front.mode_stated and loaded.default_mode is not None:
+            front.gate.mode = loaded.default_mode
+        notices = [f"{p}; the rest of the settings apply" for p in permissions.problems]
+        if loaded.ignored:
+            notices.append(
+                "the workspace is not trusted, so its settings files widen nothing: "
+                + "; ".join(loaded.ignored)
+            )
+        return notices
 
     @staticmethod
     async def _start_servers(front: FrontEnd, signal: CancelSignal) -> list[ToolSource]:

@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from ink_ls.core import hidden_env
 
-ApprovalMode = Literal["ask", "auto", "readonly"]
+ApprovalMode = Literal["ask", "auto", "readonly", "plan"]
 Provider = Literal["openai-chat", "openai-responses", "anthropic"]
 """The API a model endpoint speaks (also the key of a message's provider fields)."""
 PROVIDER_BY_HOST: dict[str, Provider] = {"api.anthropic.com": "anthropic"}

@@ -240,6 +240,11 @@ def _schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
     return schema
 
 
+def schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
+    """The JSON Schema the model sees for `params_model` (a copy; titles stripped)."""
+    return copy.deepcopy(_schema_of(params_model))
+
+
 def _strip_titles(node: Any) -> Any:
     if isinstance(node, dict):
         return {

@@ -32,6 +32,7 @@ from rich.text import Text
 from ink_ls.agent.events import (
     AgentEvent,
     CompactionEvent,
+    HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
@@ -45,6 +46,7 @@ from ink_ls.agent.events import (
 )
 from ink_ls.core.messages import text_of
 from ink_ls.run.accounting import context_line
+from ink_ls.tools.todo import TODO_TOOL, TodoItem, checklist, todos_of
 
 RowState = Literal["queued", "running", "done", "failed"]
 TAIL_LINES = 8
@@ -84,6 +86,7 @@ class TerminalView:
         stdout keeps only the answer)."""
         self._cwd = cwd
         self._rows: dict[str, _Row] = {}
+        self._todos: dict[str, list[TodoItem]] = {}
         self._streaming = ""
         self._thinking = ""
         self._live: Live | None = None
@@ -139,6 +142,8 @@ class TerminalView:
         elif isinstance(event, ToolStartEvent):
             parent = event.parent_tool_call_id
             self._rows[event.tool_call_id] = _Row(event.title or event.tool_name, parent=parent)
+            if event.tool_name == TODO_TOOL:
+                self._todos[event.tool_call_id] = todos_of(event.arguments) or []
             if parent is not None and parent in self._rows:
                 self._rows[parent].children.append(event.tool_call_id)
         elif isinstance(event, ToolRunningEvent):
@@ -152,6 +157,11 @@ class TerminalView:
                 row.duration_ms = event.duration_ms
         elif isinstance(event, ToolEndEvent):
             self._ended(event)
+        elif isinstance(event, HookRunEvent):
+            if event.phase == "end" and event.outcome != "ok":
+                self._print(
+                    Text(f"hook {event.event} `{event.command}`: {event.message}", "yellow")
+                )
         elif isinstance(event, InstructionsEvent | CompactionEvent):
             self._print(Text(context_line(event, self._cwd), style="dim"))
         elif isinstance(event, RunEndEvent):
@@ -176,6 +186,13 @@ class TerminalView:
             self._print(line)
             return
         self._print(line)
+        todos = self._todos.pop(event.tool_call_id, [])
+        if todos and not event.is_error:  # the to-do list as a checklist under its call
+            for item, text in zip(todos, checklist(todos), strict=True):
+                style = "dim" if item.status == "completed" else ""
+                self._print(
+                    Text(f"{INDENT}{text}", style="bold" if item.status == "in_progress" else style)
+                )
         for child_id in row.children:
             child = self._rows.pop(child_id, None)
             if child is None:

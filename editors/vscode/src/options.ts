@@ -25,6 +25,10 @@ export interface RawSettings {
   compactThreshold: number;
   approval: string;
   approvalTimeoutSeconds: number;
+  /** `ink.permissions` (an empty object: none). */
+  permissions?: Record<string, unknown>;
+  /** `ink.hooks` (an empty object: none). */
+  hooks?: Record<string, unknown>;
   /** `ink.trustWorkspace`: true / false states the trust of the workspace's files; null asks. */
   trustWorkspace: boolean | null;
 }
@@ -35,7 +39,7 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
-const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly'];
+const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly', 'plan'];
 
 /** True when `value` is one of the approval modes the server knows. */
 export function isApprovalMode(value: string): value is ApprovalMode {
@@ -86,6 +90,12 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {
     settings.approvalTimeoutSeconds = raw.approvalTimeoutSeconds;
+  }
+  if (raw.permissions && Object.keys(raw.permissions).length > 0) {
+    settings.permissions = raw.permissions;
+  }
+  if (raw.hooks && Object.keys(raw.hooks).length > 0) {
+    settings.hooks = raw.hooks;
   }
   if (raw.trustWorkspace !== null) {
     settings.trustWorkspace = raw.trustWorkspace;

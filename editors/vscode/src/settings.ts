@@ -28,6 +28,8 @@ export function readRawSettings(): RawSettings {
     compactThreshold: config.get<number>('model.compactThreshold', 0.8),
     approval: config.get<string>('approval', 'ask'),
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
+    permissions: config.get<Record<string, unknown>>('permissions', {}),
+    hooks: config.get<Record<string, unknown>>('hooks', {}),
     trustWorkspace: config.get<boolean | null>('trustWorkspace', null),
   };
 }

@@ -66,7 +66,7 @@ let frameAsked = false;
 const titleEl = h('span', { class: 'title' }, 'New session');
 const usageEl = h('span', { class: 'usage', title: 'Tokens used in this session' });
 const approvalSelect = h('select', { class: 'approval-mode', 'aria-label': 'Approval mode', title: 'What Ink may do without asking' }) as HTMLSelectElement;
-for (const [value, label] of [['ask', 'Ask'], ['auto', 'Auto'], ['readonly', 'Read-only']]) {
+for (const [value, label] of [['ask', 'Ask'], ['auto', 'Auto'], ['readonly', 'Read-only'], ['plan', 'Plan']]) {
   approvalSelect.append(h('option', { value }, label));
 }
 const header = h('header', { class: 'bar' }, titleEl, usageEl, h('label', { class: 'mode' }, icon('shield'), approvalSelect));

@@ -81,7 +81,7 @@ H.case('config.merge keeps defaults for invalid keys and settings() builds the w
     model = { baseUrl = 'http://127.0.0.1:1/v1', maxTokens = 100 },
     cmd = { '/opt/ink-ls', '--stdio' },
   })
-  H.eq({ "approval: expected 'ask', 'auto' or 'readonly'" }, problems)
+  H.eq({ "approval: expected 'ask', 'auto', 'readonly' or 'plan'" }, problems)
   H.eq('ask', merged.approval)
   H.eq({ '/opt/ink-ls', '--stdio' }, merged.cmd)
   H.eq({

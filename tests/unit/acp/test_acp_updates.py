@@ -94,15 +94,15 @@ def test_sub_agent_text_is_not_the_answer() -> None:
     assert dump(mapper.updates(TextDeltaEvent(text="y")))[0]["content"]["text"] == "y"
 
 
-def test_a_plan_call_is_a_plan_update_and_nothing_else() -> None:
+def test_a_todo_write_call_is_a_plan_update_and_nothing_else() -> None:
     mapper = UpdateMapper(CWD, describe)
-    args = {"entries": [{"content": "step", "status": "in_progress"}]}
+    args = {"todos": [{"content": "step", "status": "in_progress"}]}
     (plan,) = dump(
-        mapper.updates(ToolStartEvent(tool_call_id="p", tool_name="plan", arguments=args))
+        mapper.updates(ToolStartEvent(tool_call_id="p", tool_name="todo_write", arguments=args))
     )
     assert plan["sessionUpdate"] == "plan"
     assert plan["entries"] == [{"content": "step", "status": "in_progress", "priority": "medium"}]
-    assert mapper.updates(ToolRunningEvent(tool_call_id="p", tool_name="plan")) == []
+    assert mapper.updates(ToolRunningEvent(tool_call_id="p", tool_name="todo_write")) == []
 
 
 def test_replay_of_a_stored_conversation() -> None:

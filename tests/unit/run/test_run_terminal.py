@@ -101,6 +101,8 @@ def test_the_live_region_shows_queued_and_running_calls() -> None:
         ("y\n", "allow_once"),
         ("YES\n", "allow_once"),
         ("a\n", "allow_always"),
+        ("p\n", "allow_project"),
+        ("project\n", "allow_project"),
         ("n\n", "reject"),
         ("\n", "reject"),
         ("maybe\n", "reject"),
@@ -130,7 +132,26 @@ async def test_the_prompter_shows_the_question_and_returns_the_choice() -> None:
         detail='{"command": "npm test"}',
     )
     assert await prompter(question, NEVER) == "allow_once"
-    assert out.getvalue() == "Run command: npm test  [y]es / [a]lways / [N]o: "
+    assert out.getvalue() == "Run command: npm test  [y]es / [a]lways this session / [N]o: "
+
+
+async def test_the_project_key_is_offered_with_the_rules_it_saves() -> None:
+    console, out = plain_console()
+    prompter = TerminalPrompter(TerminalAsker(console, Typist("p\n")))
+    question = ApprovalQuestion(
+        tool_name="bash",
+        tool_call_id="c1",
+        kind="command",
+        title="Run command: npm test",
+        detail='{"command": "npm test"}',
+        project_rules=("Bash(npm test)",),
+    )
+    assert await prompter(question, NEVER) == "allow_project"
+    assert out.getvalue() == (
+        "  [p] saves Bash(npm test) to .ink/settings.local.json\n"
+        "Run command: npm test  [y]es / [a]lways this session / [p]roject: always in this "
+        "project / [N]o: "
+    )
 
 
 async def test_a_cancelled_prompt_asks_nothing() -> None:

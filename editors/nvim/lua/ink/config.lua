@@ -35,7 +35,7 @@ M.defaults = {
 ---@type ink.Options
 M.options = vim.deepcopy(M.defaults)
 
-local approval_modes = { ask = true, auto = true, readonly = true }
+local approval_modes = { ask = true, auto = true, readonly = true, plan = true }
 local chat_layouts = { vertical = true, horizontal = true, float = true }
 
 local model_types = {
@@ -77,7 +77,12 @@ function M.validate(opts)
     end
   end
   if opts.approval ~= nil and not approval_modes[opts.approval] then
-    bad('approval', "'ask', 'auto' or 'readonly'")
+    bad('approval', "'ask', 'auto', 'readonly' or 'plan'")
+  end
+  for _, key in ipairs({ 'permissions', 'hooks' }) do
+    if opts[key] ~= nil and type(opts[key]) ~= 'table' then
+      bad(key, 'a table (as in a settings file)')
+    end
   end
   local t = opts.approval_timeout
   if t ~= nil and (type(t) ~= 'number' or t <= 0) then
@@ -138,6 +143,12 @@ function M.settings(opts)
   end
   if opts.approval_timeout then
     s.approvalTimeoutSeconds = opts.approval_timeout
+  end
+  if opts.permissions and next(opts.permissions) then
+    s.permissions = vim.deepcopy(opts.permissions)
+  end
+  if opts.hooks and next(opts.hooks) then
+    s.hooks = vim.deepcopy(opts.hooks)
   end
   if opts.trust_workspace ~= nil then
     s.trustWorkspace = opts.trust_workspace
