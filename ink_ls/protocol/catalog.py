@@ -70,9 +70,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("SESSION_CLOSE", _C2S, SessionCloseParams),
     MethodSpec("SESSION_COMPACT", _C2S, SessionCompactParams, SessionCompactResult),
     MethodSpec("SESSION_LOAD", _C2S, SessionLoadParams, SessionLoadResult),
-    MethodSpec(
-        "SESSION_CHECKPOINTS", _C2S, SessionCheckpointsParams, SessionCheckpointsResult
-    ),
+    MethodSpec("SESSION_CHECKPOINTS", _C2S, SessionCheckpointsParams, SessionCheckpointsResult),
     MethodSpec("SESSION_REWIND", _C2S, SessionRewindParams, SessionRewindResult),
     MethodSpec("SESSION_CHANGES", _C2S, SessionChangesParams, SessionChangesResult),
     MethodSpec("TOOLS", _C2S, ToolsParams, ToolsResult),
