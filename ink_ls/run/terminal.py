@@ -21,6 +21,7 @@ from rich.text import Text
 from ink_ls.agent.approval import ApprovalQuestion, Choice
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ChangeRejectedError, DiskWriter
+from ink_ls.run.safe import clean, clean_line, safe_text
 from ink_ls.tools.diffs import numbered_diff
 
 ReadLine = Callable[[CancelSignal], Awaitable[str | None]]
@@ -90,7 +91,7 @@ class TerminalAsker:
                 if body is not None:
                     self._console.print(body)
                 prompt = Text()
-                prompt.append(title, style="bold")
+                prompt.append(clean(title), style="bold")
                 prompt.append("  [y]es / [a]lways / [N]o: ", style="dim")
                 self._console.print(prompt, end="")
                 line = await self._read_line(signal)
@@ -108,7 +109,7 @@ class TerminalPrompter:
     async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
         body = None
         if question.kind != "command":  # a command's title already shows the whole command
-            body = Text(question.detail, style="dim")
+            body = safe_text(question.detail, style="dim")
         return await self._asker.ask(question.title, body, signal)
 
 
@@ -133,9 +134,9 @@ class TerminalWriter:
     ) -> None:
         if not self._always:
             try:
-                shown = str(path.relative_to(self._cwd))
+                shown = clean_line(str(path.relative_to(self._cwd)))
             except ValueError:
-                shown = str(path)
+                shown = clean_line(str(path))
             diff = numbered_diff(old_text or "", new_text, path=shown)
             lines = diff.splitlines()
             if len(lines) > MAX_DIFF_LINES:
@@ -166,4 +167,4 @@ def _diff_view(diff: str) -> RenderableType:
     """A highlighted diff; the highlighter loads with the first change to approve."""
     from rich.syntax import Syntax
 
-    return Syntax(diff, "diff", theme="ansi_dark")
+    return Syntax(clean(diff), "diff", theme="ansi_dark")

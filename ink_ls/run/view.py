@@ -42,6 +42,7 @@ from ink_ls.agent.events import (
 )
 from ink_ls.core.messages import text_of
 from ink_ls.run.accounting import context_line
+from ink_ls.run.safe import clean, clean_line, safe_text
 
 RowState = Literal["queued", "running", "done", "failed"]
 TAIL_LINES = 8
@@ -117,10 +118,12 @@ class TerminalView:
         elif isinstance(event, MessageEndEvent):
             self._streaming = ""
             if event.message.text.strip():
-                self._print(_markdown(event.message.text) if self._live else event.message.text)
+                answer = clean(event.message.text)  # from outside: never markup, no controls
+                self._print(_markdown(answer) if self._live else Text(answer))
         elif isinstance(event, ToolStartEvent):
             parent = event.parent_tool_call_id
-            self._rows[event.tool_call_id] = _Row(event.title or event.tool_name, parent=parent)
+            title = clean_line(event.title or event.tool_name)
+            self._rows[event.tool_call_id] = _Row(title, parent=parent)
             if parent is not None and parent in self._rows:
                 self._rows[parent].children.append(event.tool_call_id)
         elif isinstance(event, ToolRunningEvent):
@@ -145,7 +148,7 @@ class TerminalView:
 
     def _ended(self, event: ToolEndEvent) -> None:
         parent = event.parent_tool_call_id
-        row = self._rows.get(event.tool_call_id) or _Row(event.tool_name, parent=parent)
+        row = self._rows.get(event.tool_call_id) or _Row(clean_line(event.tool_name), parent=parent)
         duration = event.duration_ms if event.duration_ms is not None else row.duration_ms
         line = self._finished_line(row, event, duration)
         if parent is not None and parent in self._rows:
@@ -183,14 +186,14 @@ class TerminalView:
         if event.is_error:
             first = next((ln for ln in text_of(event.content).splitlines() if ln.strip()), "")
             if first:
-                line.append(f"\n{indent}  {first[:200]}", style="red")
+                line.append(f"\n{indent}  {clean_line(first[:200])}", style="red")
         return line
 
     def __rich__(self) -> RenderableType:
         parts: list[RenderableType] = []
         if self._streaming:
             tail = self._streaming.splitlines()[-TAIL_LINES:]
-            parts.append(Text("\n".join(tail)))
+            parts.append(safe_text("\n".join(tail)))
         now = time.monotonic()
         table: Table | None = None
         for row in self._rows.values():
@@ -227,4 +230,5 @@ def _markdown(text: str) -> RenderableType:
     """Rendered Markdown; its parser and highlighter load on the first answer shown live."""
     from rich.markdown import Markdown
 
-    return Markdown(text)
+    # links show their target as text: no hidden OSC 8 hyperlink behind a harmless label
+    return Markdown(text, hyperlinks=False)

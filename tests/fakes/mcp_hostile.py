@@ -10,6 +10,7 @@ as one JSON line (`{"event": "cancelled", ...}`), so tests can check what the se
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -63,6 +64,9 @@ TOOLS = [
     _tool("hello_world", OBJECT, READ),
     _tool("x" * 80, OBJECT, READ),
     _tool("grow", OBJECT, WRITE, "adds tool `extra` and announces tools/list_changed"),
+    _tool("shout", _schema(text={"type": "string"}), READ, "fails with TEXT (raw) as its error"),
+    _tool("huge", _schema(megabytes={"type": "number"}), READ, "one text block of N MB"),
+    _tool("bad_image", OBJECT, READ, "an image block whose data is not an image"),
 ]
 EXTRA = _tool("extra", OBJECT, READ, "appears after grow")
 
@@ -130,6 +134,27 @@ def build(state: State) -> Server[Any]:
                 state.tools.append(EXTRA)
             await ctx.session.send_tool_list_changed()
             return _text("grew")
+        if name == "shout":
+            sys.stderr.write(f"hostile stderr: {args['text']}\n")
+            sys.stderr.flush()
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=args["text"])], is_error=True
+            )
+        if name == "huge":
+            size = int(float(args["megabytes"]) * 1024 * 1024)
+            line = "0123456789abcdef" * 4 + "\n"
+            return _text((line * (size // len(line) + 1))[:size])
+        if name == "bad_image":
+            return types.CallToolResult(
+                content=[
+                    types.TextContent(type="text", text="here is the chart"),
+                    types.ImageContent(type="image", data="not*base64!", mime_type="image/png"),
+                    types.ImageContent(
+                        type="image", data=base64.b64encode(b"GIF89a junk").decode(),
+                        mime_type="image/png",
+                    ),
+                ]
+            )
         if name == "extra":
             return _text("extra tool here")
         return types.CallToolResult(
@@ -142,6 +167,7 @@ def build(state: State) -> Server[Any]:
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fail-start", action="store_true")
+    parser.add_argument("--stderr", default="", help="written to stderr before --fail-start")
     parser.add_argument("--log", type=Path)
     parser.add_argument(
         "--linger",
@@ -150,6 +176,7 @@ async def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.fail_start:
+        sys.stderr.write(args.stderr)
         sys.stderr.write("hostile: cannot open the database at /nowhere\n")
         raise SystemExit(1)
     state = State(args.log)
