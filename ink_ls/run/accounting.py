@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ink_ls.agent.events import AgentEvent, CompactionEvent, InstructionsEvent, MessageEndEvent
 from ink_ls.agent.tokens import share
-from ink_ls.core.sanitize import clean_line
 from ink_ls.core.messages import Usage
+from ink_ls.core.sanitize import clean_line
 
 
 def _shown(path: str, cwd: Path | None) -> str:

@@ -53,8 +53,9 @@ async def test_a_damaged_session_is_listed_opened_and_continued(
     assert await run.finish() == 0, run.stderr
     warning = [ln for ln in run.stderr.splitlines() if "damaged" in ln]
     assert len(warning) == 1, run.stderr
-    assert f'session "dmg": line 3 of {path} is damaged (JSONDecodeError) and was skipped' in (
-        warning[0]
+    assert (
+        f'session "dmg": line 3 of {path} is damaged (JSONDecodeError) and was skipped'
+        in (warning[0])
     )
     assert _texts(fake.requests[2]) == ["q1", "q2", "two", "q3"]
     assert run.events[-1]["type"] == "run_end" and run.events[-1]["session_id"] == "dmg"

@@ -1,9 +1,11 @@
 """A misbehaving MCP server (stdio, on the SDK's low-level `Server`) for tests.
 
-`python -m tests.fakes.mcp_hostile [--fail-start] [--log FILE]` serves tools that crash the
-process mid-call (once per marker file), send an invalid input schema, a giant result,
-colliding and odd names, ignore cancellation, report progress, change the tool list, and
-sleep-and-report timestamps (to see overlap). Every notable thing it sees goes to `--log`
+`python -m tests.fakes.mcp_hostile [--fail-start [--stderr TEXT]] [--banner] [--log FILE]`
+serves tools that crash the process mid-call (once per marker file), send an invalid input
+schema, a giant result (many lines, or N MB), colliding and odd names, ignore cancellation,
+report progress, change the tool list, fail with raw text (escape sequences), return images
+that are not images, and sleep-and-report timestamps (to see overlap). `--banner` writes junk on
+stdout before serving, as careless servers do. Every notable thing it sees goes to `--log`
 as one JSON line (`{"event": "cancelled", ...}`), so tests can check what the server was told.
 """
 
@@ -150,7 +152,8 @@ def build(state: State) -> Server[Any]:
                     types.TextContent(type="text", text="here is the chart"),
                     types.ImageContent(type="image", data="not*base64!", mime_type="image/png"),
                     types.ImageContent(
-                        type="image", data=base64.b64encode(b"GIF89a junk").decode(),
+                        type="image",
+                        data=base64.b64encode(b"GIF89a junk").decode(),
                         mime_type="image/png",
                     ),
                 ]
@@ -170,6 +173,11 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stderr", default="", help="written to stderr before --fail-start")
     parser.add_argument("--log", type=Path)
     parser.add_argument(
+        "--banner",
+        action="store_true",
+        help="print a banner and a malformed notification on stdout before serving",
+    )
+    parser.add_argument(
         "--linger",
         action="store_true",
         help="keep running after stdin closes (ignores SIGTERM too)",
@@ -179,6 +187,11 @@ async def main(argv: list[str] | None = None) -> None:
         sys.stderr.write(args.stderr)
         sys.stderr.write("hostile: cannot open the database at /nowhere\n")
         raise SystemExit(1)
+    if args.banner:
+        sys.stdout.buffer.write(b"hostile banner: starting up \x1b]0;banner-title\x07\n")
+        bad = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"x": 1}}
+        sys.stdout.buffer.write(json.dumps(bad).encode() + b"\n")
+        sys.stdout.buffer.flush()
     state = State(args.log)
     server = build(state)
     async with stdio_server() as (read, write):
