@@ -81,7 +81,7 @@ def fit_image(
     `lenient` tolerates damage Pillow can read past (a bad checksum in an ancillary chunk, a
     truncated end) and always re-encodes, so the bytes returned are clean.
     """
-    from PIL import ExifTags, Image, ImageFile, ImageOps
+    from PIL import ExifTags, Image, ImageFile, ImageOps, UnidentifiedImageError
 
     try:
         with warnings.catch_warnings():
@@ -96,7 +96,7 @@ def fit_image(
                 ImageFile.LOAD_TRUNCATED_IMAGES = strict
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise ImageFitError(f"it is too large to decode safely ({exc})") from exc
-    except Image.UnidentifiedImageError as exc:  # its text holds an object's repr
+    except UnidentifiedImageError as exc:  # its text holds an object's repr
         raise ImageFitError("it could not be decoded: the bytes are no readable image") from exc
     except Exception as exc:  # Pillow raises many types for corrupt input
         raise ImageFitError(f"it could not be decoded: {exc}") from exc
