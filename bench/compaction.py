@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ink_ls.agent.events import AgentEvent, CompactionEvent, MessageEndEvent  # noqa: E402
-from ink_ls.agent.factory import AgentFactory, FrontEnd  # noqa: E402
+from ink_ls.agent.factory import AgentFactory, AgentParts  # noqa: E402
 from ink_ls.agent.tokens import estimate_fixed, estimate_message  # noqa: E402
 from ink_ls.core.config import ModelSettings  # noqa: E402
 from ink_ls.core.messages import Message  # noqa: E402
@@ -48,9 +48,7 @@ async def session(root: Path, base_url: str, window: int, prompts: int) -> dict[
         started[0] = now
 
     agent = factory.build(
-        settings=settings,
-        cwd=root,
-        front=FrontEnd(on_event=on_event, on_message=full.append),
+        AgentParts(settings=settings, cwd=root, on_event=on_event, on_message=full.append),
         context_window=await factory.window(settings),
     )
     tools = agent.tools

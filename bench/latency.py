@@ -3,8 +3,8 @@
 1. A streamed turn: a scripted model (the loopback fake of the tests) streams, at about 50
    tokens a second, one reply of three greps over a large generated tree, two sub-agent
    tasks (their own scripted, streamed replies) and one edit. Time from the reply's first
-   byte to the last tool result, with dispatch while streaming, against the same turn with
-   every call dispatched at the reply's end, against the ideal: every call starting the
+   byte to the last tool result, with dispatch while streaming (always on), against the
+   ideal: every call starting the
    moment it is complete in the stream (the edit, which waits for the reply by rule, at the
    stream's end, after the tasks it must follow) and taking the time it took in the run.
 2. Start-up: process start to `initialize` answered, `ink-ls run` with an instant model, and
@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from ink_ls.agent.approval import ApprovalGate  # noqa: E402
 from ink_ls.agent.events import AgentEvent  # noqa: E402
-from ink_ls.agent.factory import AgentFactory, FrontEnd  # noqa: E402
+from ink_ls.agent.factory import AgentFactory, AgentParts  # noqa: E402
 from ink_ls.core.config import ModelSettings  # noqa: E402
 from tests.fakes.model_server import FakeModelServer, Reply, text  # noqa: E402
 
@@ -88,16 +88,18 @@ def respond(payload: dict[str, Any]) -> Reply:
     return parent_reply()
 
 
-async def one_turn(base_url: str, root: Path, streaming: bool) -> dict[str, float]:
+async def one_turn(base_url: str, root: Path) -> dict[str, float]:
     """Run the turn; times (s) from the first byte of the reply."""
     stamps: list[tuple[float, AgentEvent]] = []
     factory = AgentFactory()
     settings = ModelSettings(base_url=base_url, model="fake-model")
-    front = FrontEnd(
-        gate=ApprovalGate("auto"), on_event=lambda e: stamps.append((time.perf_counter(), e))
+    parts = AgentParts(
+        settings=settings,
+        cwd=root,
+        gate=ApprovalGate("auto"),
+        on_event=lambda e: stamps.append((time.perf_counter(), e)),
     )
-    agent = factory.build(settings=settings, cwd=root, front=front)
-    agent.options.stream_dispatch = streaming
+    agent = factory.build(parts)
     try:
         result = await agent.run("Survey the code and raise the retries.")
     finally:
@@ -148,18 +150,17 @@ async def streamed_turns(runs: int, files: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as srv:
         root = Path(tmp).resolve()
         make_tree(root, files)
-        rows: dict[str, list[dict[str, float]]] = {"streaming": [], "reply end": []}
+        rows: dict[str, list[dict[str, float]]] = {"streaming": []}
         for _ in range(runs):
-            for mode, streaming in (("streaming", True), ("reply end", False)):
-                (root / "app.py").write_text("RETRIES = 3\nTIMEOUT = 10\n", encoding="utf-8")
-                srv.push(*[respond] * 4)
-                rows[mode].append(await one_turn(srv.base_url, root, streaming))
+            (root / "app.py").write_text("RETRIES = 3\nTIMEOUT = 10\n", encoding="utf-8")
+            srv.push(*[respond] * 4)
+            rows["streaming"].append(await one_turn(srv.base_url, root))
     print(
         f"1. streamed turn ({files} files, ~{1 / TOKEN_DELAY:.0f} tokens/s, {runs} runs, "
         "medians; seconds from the reply's first byte)"
     )
     med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in rows.items()}
-    s, e = med["streaming"], med["reply end"]
+    s = med["streaming"]
     print(f"   stream {s['stream']:.3f}  slowest call {s['slowest']:.3f}")
     print(
         f"   dispatch while streaming: {s['turn']:.3f}   ideal {s['ideal']:.3f}   "
@@ -168,10 +169,6 @@ async def streamed_turns(runs: int, files: int) -> None:
     )
     gaps = [1000 * (r["turn"] - r["ideal"]) for r in rows["streaming"]]
     print(f"   gaps per run (ms): {', '.join(f'{g:+.1f}' for g in gaps)}")
-    print(
-        f"   dispatch at reply end:    {e['turn']:.3f}   "
-        f"({e['turn'] - s['turn']:+.3f} s, {e['turn'] / s['turn']:.2f}x the streamed turn)"
-    )
 
 
 # ---- 2. start-up -------------------------------------------------------------------------

@@ -33,19 +33,22 @@ from acp.schema import (
 )
 
 from ink_ls import __version__
-from ink_ls.acp.files import ClientFiles, ClientWriter
+from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
 from ink_ls.acp.plan import PlanTool
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
-from ink_ls.agent.events import AgentEvent
-from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.agent.events import OUTCOMES, AgentEvent
+from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.messages import Message, UserMessage
+from ink_ls.core.messages import UserMessage
 from ink_ls.core.signal import CancelController
+from ink_ls.core.tool import DiskFiles
 from ink_ls.mcp.hub import McpHub
+from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
 
 log = logging.getLogger(__name__)
@@ -61,12 +64,6 @@ MODES = [
         description="Reads and searches only; changes and commands are refused",
     ),
 ]
-_STOPS = {
-    "completed": "end_turn",
-    "max_tokens": "max_tokens",
-    "max_iterations": "max_turn_requests",
-    "aborted": "cancelled",
-}
 
 
 @dataclass
@@ -80,8 +77,8 @@ class AcpSession:
     mcp_servers: list[Any] = field(default_factory=list)
     """The client's MCP servers, as given (`session/new`, `session/load`)."""
     hub: McpHub | None = None
-    """Those servers with the user's and the workspace's: started with the session."""
-    history: list[Message] = field(default_factory=list)
+    """Those servers with the user's and the workspace's (the turn builder starts them)."""
+    conversation: StoredConversation | None = None
     turn: CancelController | None = None
 
 
@@ -110,6 +107,7 @@ class InkAcpAgent:
         mode: ApprovalMode = "ask",
     ) -> None:
         self._factory = factory
+        self._builder = TurnBuilder(factory)
         self._store = store if store is not None else SessionStore()
         self._settings = settings
         self._mode = mode
@@ -160,7 +158,7 @@ class InkAcpAgent:
             gate=ApprovalGate(self._mode),
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []),
-            history=list(stored.messages),
+            conversation=StoredConversation.of(stored),
             hub=McpHub.for_workspace(
                 cwd, acp_servers(mcp_servers), secret_env=ModelSettings().secret_env_names()
             ),
@@ -171,13 +169,10 @@ class InkAcpAgent:
         self._sessions[stored.id] = session
         return session
 
-    async def _start_mcp(self, session: AcpSession) -> None:
-        """Start the session's MCP servers (no question: a workspace `.mcp.json`'s start
-        only in mode `auto`); a server that fails shows in the log, the session goes on."""
+    async def _stop_replaced(self) -> None:
+        """Stop the servers of sessions replaced by `session/load`."""
         while self._closing:
             await self._closing.pop().close()
-        if session.hub is not None:
-            await session.hub.start(mode=self._mode)
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -189,7 +184,8 @@ class InkAcpAgent:
             raise RequestError.internal_error(
                 {"message": f"cannot create a session: {exc}"}
             ) from None
-        await self._start_mcp(self._open(stored, root, mcp_servers))
+        self._open(stored, root, mcp_servers)
+        await self._stop_replaced()
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
     async def load_session(
@@ -208,8 +204,9 @@ class InkAcpAgent:
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session = self._open(stored, root, mcp_servers)
-        await self._start_mcp(session)
-        for update in session.mapper.replay(session.history):
+        await self._stop_replaced()
+        assert session.conversation is not None
+        for update in session.mapper.replay(session.conversation.messages):
             self.outbox.post(session_id, update)
         await self.outbox.flush()
         return LoadSessionResponse(modes=_mode_state(session.gate.mode))
@@ -253,16 +250,16 @@ class InkAcpAgent:
         except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         session.turn = controller = CancelController()
+        assert session.conversation is not None
         try:
-            agent = self._factory.build(
+            async with self._builder.turn(
+                self._front(session),
+                session.conversation,
                 settings=settings,
                 cwd=session.cwd,
-                front=self._front(session),
-                history=session.history,
-                extra_tools=[PlanTool()],
-                tool_sources=[session.hub] if session.hub is not None else [],
-            )
-            result = await agent.run(message, controller.signal)
+                signal=controller.signal,
+            ) as prepared:
+                result = await prepared.agent.run(message, controller.signal)
         finally:
             session.turn = None
             await self.outbox.flush()
@@ -270,7 +267,7 @@ class InkAcpAgent:
             raise RequestError.internal_error({"message": result.error or "the turn failed"})
         usage = result.usage
         return PromptResponse(
-            stop_reason=_STOPS[result.stop_reason],
+            stop_reason=OUTCOMES[result.stop_reason],
             usage=Usage(
                 total_tokens=usage.input_tokens + usage.output_tokens,
                 input_tokens=usage.input_tokens,
@@ -291,20 +288,19 @@ class InkAcpAgent:
                 self.outbox.post(sid, update)
 
         return FrontEnd(
+            kind="acp",
             gate=session.gate,
-            writer=ClientWriter(
-                session.gate,
+            changes=ClientChanges(
                 permissions.change,
                 client if fs is not None and fs.write_text_file else None,
                 sid,
             ),
             files=(
-                ClientFiles(client, sid)
-                if fs is not None and fs.read_text_file
-                else FrontEnd().files
+                ClientFiles(client, sid) if fs is not None and fs.read_text_file else DiskFiles()
             ),
             on_event=on_event,
-            on_message=session.stored.append,
+            mcp=session.hub,
+            extra_tools=(PlanTool(),),
         )
 
     async def close(self) -> None:

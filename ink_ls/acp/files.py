@@ -6,7 +6,6 @@ seen), changes are approved with `session/request_permission` (the diff shown) a
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
@@ -14,14 +13,10 @@ from typing import Protocol
 from acp import RequestError
 from acp.schema import ReadTextFileResponse, WriteTextFileResponse
 
-from ink_ls.agent.approval import (
-    ApprovalGate,
-    Choice,
-    WaitInterruptedError,
-    wait_answer,
-)
+from ink_ls.agent.approval import Choice
+from ink_ls.agent.writes import ProposedChange
+from ink_ls.core.fileio import atomic_write_text
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import ChangeRejectedError
 
 log = logging.getLogger(__name__)
 
@@ -77,64 +72,29 @@ AskChange = Callable[[Path, str | None, str, str, str], Awaitable[Choice | None]
 """(path, old text, new text, tool name, tool call id) → the user's choice (None: dismissed)."""
 
 
-def _write_disk(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.ink-tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+class ClientChanges:
+    """The ACP `ChangeChannel`: a change is asked about with `session/request_permission`
+    (the diff shown) and written with the client's `fs/write_text_file` when it offers it,
+    else by the one atomic, link-safe writer (`core.fileio`)."""
 
+    reviews_on_apply = False
 
-class ClientWriter:
-    """The ACP `FileWriter`. The session's gate holds the mode (it changes with
-    `session/set_mode`) and the "always allow" answers, shared with command approvals."""
-
-    def __init__(
-        self,
-        gate: ApprovalGate,
-        ask: AskChange,
-        client: FsClient | None,
-        session_id: str,
-    ) -> None:
-        self._gate = gate
+    def __init__(self, ask: AskChange, client: FsClient | None, session_id: str) -> None:
         self._ask = ask
         self._client = client
         self._session_id = session_id
 
-    async def write_text(
-        self,
-        path: Path,
-        new_text: str,
-        *,
-        old_text: str | None,
-        tool_name: str,
-        tool_call_id: str,
-        signal: CancelSignal,
-    ) -> None:
-        mode = self._gate.mode
-        if mode == "readonly":
-            raise ChangeRejectedError("policy", "approval mode is readonly: files are not changed")
-        key = f"{tool_name}:change"
-        if mode == "ask" and key not in self._gate.always_allowed:
-            try:
-                choice = await wait_answer(
-                    self._ask(path, old_text, new_text, tool_name, tool_call_id),
-                    timeout=self._gate.timeout,
-                    signal=signal,
-                )
-            except WaitInterruptedError as exc:
-                raise ChangeRejectedError("user", exc.reason) from None
-            if choice is None:
-                raise ChangeRejectedError("user", "the permission request was cancelled")
-            if choice == "reject":
-                raise ChangeRejectedError("user", "the user rejected this change")
-            if choice == "allow_always":
-                self._gate.always_allowed.add(key)
+    async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
+        return await self._ask(
+            change.path, change.old_text, change.new_text, change.tool_name, change.tool_call_id
+        )
+
+    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
         signal.raise_if_cancelled()
         if self._client is None:
-            _write_disk(path, new_text)
+            atomic_write_text(change.path, change.new_text)
             return
         try:
-            await self._client.write_text_file(self._session_id, str(path), new_text)
+            await self._client.write_text_file(self._session_id, str(change.path), change.new_text)
         except RequestError as exc:
             raise OSError(f"the editor could not write the file: {exc}") from None

@@ -1,4 +1,4 @@
-"""Path-aware planning (the agent's default, `AgentOptions.path_aware`): which calls of a batch
+"""Path-aware planning: which calls of a batch
 may overlap, from the paths each call declares through `Tool.access`.
 
 Rules: two concurrency-safe calls never conflict (the flag's promise). A call

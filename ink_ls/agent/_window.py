@@ -1,77 +1,63 @@
-"""What a batch runs in (`BatchEnv`), how the seed groups calls (`segments`), and the record
-of one running call (`Slot`). Split from `scheduler` to keep that module to the scheduling."""
+"""The sliding window: approved calls wait in call order and start while fewer than the limit
+run; with access conflicts known (`_access.dependencies`), a call whose conflicting
+predecessors have not ended is passed over and later calls that do not conflict may start
+before it. Only started calls have a task, so thousands of waiting calls cost nothing."""
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
 
-from ink_ls.agent._subagent import SubagentRunners
-from ink_ls.agent.budget import ConcurrencyBudget
-from ink_ls.agent.events import EventSink, ignore_events
-from ink_ls.agent.gate import Gate, allow_all
-from ink_ls.core.messages import ToolCall
-from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
+from ink_ls.agent.pipeline import PreparedCall
 
-DEFAULT_WINDOW = 5
-DEFAULT_GRACE_SECONDS = 10.0
+Waiting = tuple[int, PreparedCall]
 
 
-@dataclass
-class BatchEnv:
-    """Everything a batch needs besides its calls and signal."""
+class Window:
+    """The calls of one batch waiting to start, and how many run."""
 
-    tools: ToolRegistry
-    cwd: Path
-    gate: Gate = allow_all
-    files: FileView = field(default_factory=DiskFiles)
-    writer: FileWriter = field(default_factory=DiskWriter)
-    subagent: SubagentRunners | None = None
-    on_event: EventSink = ignore_events
-    grace_seconds: float = DEFAULT_GRACE_SECONDS
-    max_parallel: int = DEFAULT_WINDOW
-    budget: ConcurrencyBudget | None = None
-    """The process-wide budget; None means only the per-chunk window limits concurrency."""
-    path_aware: bool = False
-    """Calls with declared, disjoint paths overlap even if not safe. The agent always sets it
-    from `AgentOptions.path_aware`, which is True by default; False here keeps a bare
-    `BatchEnv` (as tests build it) on flag-only planning."""
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._pending: list[Waiting] = []
+        self._next = 0
+        self.running = 0
+        self.deps: dict[int, list[int]] = {}
+        """Call index → earlier calls it conflicts with (must end before it starts)."""
 
+    @property
+    def waiting(self) -> bool:
+        return self._next < len(self._pending)
 
-def segments(calls: list[ToolCall], tools: ToolRegistry) -> list[list[int]]:
-    """Call indices grouped into chunks: runs of safe calls, and each serial call alone.
+    def queue(self, calls: list[Waiting]) -> None:
+        """More approved calls, after those still waiting (call order is kept)."""
+        self._pending = self._pending[self._next :] + calls
+        self._next = 0
 
-    A call of an unknown tool never executes, so it does not break a chunk.
-    """
-    out: list[list[int]] = []
-    current: list[int] = []
-    for i, call in enumerate(calls):
-        tool = tools.get(call.name)
-        if tool is None or tool.concurrency_safe:
-            current.append(i)
-            continue
-        if current:
-            out.append(current)
-            current = []
-        out.append([i])
-    if current:
-        out.append(current)
-    return out
+    def drop_waiting(self) -> list[Waiting]:
+        """After a cancel: the calls that never started (they never will)."""
+        waiting, self._pending, self._next = self._pending[self._next :], [], 0
+        return waiting
 
+    def ready(self, ended: Callable[[int], bool]) -> list[Waiting]:
+        """The calls to start now, in call order (counted as running); `ended(i)` tells
+        whether call `i` has its result."""
+        started: list[Waiting] = []
+        pending = self._pending
+        if not self.deps:
+            while self.running < self.limit and self._next < len(pending):
+                started.append(pending[self._next])
+                self._next += 1
+                self.running += 1
+            return started
+        k = self._next
+        while self.running < self.limit and k < len(pending):
+            i, _ = pending[k]
+            if not all(ended(d) for d in self.deps.get(i, ())):
+                k += 1
+                continue
+            started.append(pending.pop(k))
+            self.running += 1
+        return started
 
-@dataclass
-class Slot:
-    """A call that really runs: its task, start time, and its process-budget slot."""
-
-    task: asyncio.Task[None]
-    started: float
-    budget: ConcurrencyBudget | None
-    released: bool = False
-
-    def release(self) -> None:
-        """Give the budget slot back, once (an abandoned call may still end later)."""
-        if not self.released:
-            self.released = True
-            if self.budget is not None:
-                self.budget.release()
+    def left(self) -> None:
+        """A running call left the window (ended or abandoned)."""
+        self.running -= 1

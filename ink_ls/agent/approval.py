@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from ink_ls.agent.gate import GateBlock, GateRequest
+from ink_ls.core.config import ApprovalMode
 from ink_ls.core.signal import NEVER, CancelledError, CancelSignal, WaitTimeoutError, race
 
-ApprovalMode = Literal["ask", "auto", "readonly"]
 Choice = Literal["allow_once", "allow_always", "reject"]
 QuestionKind = Literal["command", "outside_workspace", "change"]
 

@@ -22,6 +22,16 @@ from ink_ls.core.messages import AssistantMessage, ContentBlock, Usage
 from ink_ls.core.tool import Display, ToolKind
 
 StopReason = Literal["completed", "max_tokens", "max_iterations", "aborted", "error"]
+TurnOutcome = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
+"""How a turn ended as every front end reports it (ACP's stop reasons, which `ink/*` adopts)."""
+OUTCOMES: dict[StopReason, TurnOutcome] = {
+    "completed": "end_turn",
+    "max_tokens": "max_tokens",
+    "max_iterations": "max_turn_requests",
+    "aborted": "cancelled",
+    "error": "error",
+}
+"""The agent's stop reasons and the front ends' outcomes, one to one."""
 """How a run ended: the model answered (`completed`), its last answer was cut at the output-token
 limit (`max_tokens`), the turn limit was reached, a cancel, or a failure."""
 

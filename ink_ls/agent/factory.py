@@ -1,10 +1,9 @@
-"""The one place that builds an agent, for every front end (the editor host, the terminal, ACP).
+"""The agent factory: the process-wide parts every agent shares.
 
-It owns what must not differ between front ends: the environment variables commands never
-inherit, the built-in tool list, the system prompt, one model client per settings (reused across
-turns, closed when replaced) and the process-wide concurrency budget, which is injected here and
-is never a module global. A front end hands over only what is its own: how it asks the user
-(`gate`), how files change (`writer`), what it has open (`files`) and where events go.
+It owns the environment variables commands never inherit, the built-in tool list, the system
+prompt, one model client per settings (reused across turns, closed when replaced), the
+context-window lookup and the process-wide concurrency budget (injected, never a module
+global). Front ends reach it only through the turn builder (`agent.turn`).
 """
 
 from __future__ import annotations
@@ -71,9 +70,12 @@ def _same_tools(tools: ToolRegistry) -> ToolRegistry:
 
 
 @dataclass(frozen=True)
-class FrontEnd:
-    """What a front end brings to one agent: its approvals, file access and listeners."""
+class AgentParts:
+    """The pieces of one agent that are not the factory's own (the turn builder fills them in
+    from a front end and a conversation: `agent.turn`)."""
 
+    settings: ModelSettings
+    cwd: Path
     gate: Gate = allow_all
     writer: FileWriter = field(default_factory=DiskWriter)
     files: FileView = field(default_factory=DiskFiles)
@@ -98,7 +100,6 @@ class AgentFactory:
         budget: ConcurrencyBudget | None = None,
         max_turns: int = 100,
         grace_seconds: float = 10.0,
-        path_aware: bool = True,
         resolve_window: WindowLookup = _resolve_window,
     ) -> None:
         self._make_model = make_model
@@ -109,7 +110,6 @@ class AgentFactory:
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
         self.max_turns = max_turns
         self.grace_seconds = grace_seconds
-        self.path_aware = path_aware
         self._models: dict[ModelSettings, Model] = {}
         self._in_use: dict[ModelSettings, int] = {}
 
@@ -170,10 +170,8 @@ class AgentFactory:
 
     def build(
         self,
+        parts: AgentParts,
         *,
-        settings: ModelSettings,
-        cwd: Path,
-        front: FrontEnd,
         history: list[Message] | None = None,
         extra_tools: Iterable[AnyTool] = (),
         tool_sources: Iterable[ToolSource] = (),
@@ -182,22 +180,23 @@ class AgentFactory:
         context_window: int | None = None,
         instructions: ProjectInstructions | None = None,
     ) -> Agent:
-        """An agent for one conversation rooted at `cwd` (history is shared, not copied).
+        """An agent for one conversation rooted at `parts.cwd` (history is shared, not copied).
 
+        Front ends do not call this: they ask `agent.turn.TurnBuilder`, which applies the
+        window, instructions, MCP servers and write policy the same way for all of them.
         `tool_sources` (MCP servers) add tools that may change during a run; `context_window`
-        (see `window`) turns on automatic compaction; `instructions` are the conversation's
-        project instructions (kept across its turns by the front end)."""
+        turns on automatic compaction."""
         from ink_ls.agent.loop import Agent, AgentOptions
 
+        settings, cwd = parts.settings, parts.cwd
         # the front end adapts our own tools; a source's tools join as the source gives them
-        own = front.adapt_tools(self.tools(cwd, settings, extra_tools))
+        own = parts.adapt_tools(self.tools(cwd, settings, extra_tools))
         tools = ToolRegistry(list(own), tool_sources) if tool_sources else own
         options = AgentOptions(
             cwd=cwd,
             system_prompt=self.system_prompt(cwd, tools),
             max_turns=max_turns if max_turns is not None else self.max_turns,
             grace_seconds=self.grace_seconds,
-            path_aware=self.path_aware,
             context_window=context_window,
             compact_threshold=settings.compact_threshold,
         )
@@ -206,12 +205,12 @@ class AgentFactory:
             tools,
             options,
             history=history,
-            gate=front.gate,
-            files=front.files,
-            writer=front.writer,
-            on_event=front.on_event,
-            on_message=front.on_message,
+            gate=parts.gate,
+            files=parts.files,
+            writer=parts.writer,
+            on_event=parts.on_event,
+            on_message=parts.on_message,
             budget=self.budget,
-            on_compaction=front.on_compaction,
+            on_compaction=parts.on_compaction,
             instructions=instructions,
         )

@@ -69,14 +69,6 @@ class AgentOptions:
     """The model's window in tokens; None turns compaction off (token counts still flow)."""
     compact_threshold: float = 0.8
     """Compact before a request would fill this share of the window."""
-    path_aware: bool = True
-    """On by default: calls on disjoint declared paths overlap (e.g. edits of two different
-    files), conflicting ones keep call order, and a call that may touch anything (bash) stays a
-    barrier. False plans by the concurrency flag alone: every call that is not concurrency-safe
-    is a barrier."""
-    stream_dispatch: bool = True
-    """Start concurrency-safe calls that pass the gate unasked while the reply still streams
-    (as soon as each is complete); False runs every call after the reply."""
 
 
 @dataclass
@@ -230,7 +222,29 @@ class Agent:
     async def _loop(self, signal: CancelSignal) -> tuple[StopReason, str, Usage, str | None]:
         usage = Usage()
         text = ""
-        env = BatchEnv(
+        env = self._batch_env()
+        if not self._started:
+            self._started = True
+            self.context.start(self.history, self.tools, self.options.cwd)
+        turn = 0
+        retried = False
+        while True:
+            if signal.cancelled:
+                return "aborted", text, usage, None
+            turn += 1
+            outcome = await self._request(env, signal, turn, retried=retried)
+            if outcome is None:  # compacted after "too long": the same request once more
+                retried = True
+                turn -= 1
+                continue
+            retried = False
+            usage = usage.add(outcome.usage)
+            text = outcome.text if outcome.text is not None else text
+            if outcome.stop is not None:
+                return outcome.stop, text, usage, outcome.error
+
+    def _batch_env(self) -> BatchEnv:
+        return BatchEnv(
             tools=self.tools,
             cwd=self.options.cwd,
             gate=self.gate,
@@ -241,54 +255,67 @@ class Agent:
             grace_seconds=self.options.grace_seconds,
             max_parallel=self.options.max_parallel,
             budget=self.budget,
-            path_aware=self.options.path_aware,
         )
-        if not self._started:
-            self._started = True
-            self.context.start(self.history, self.tools, self.options.cwd)
-        turn = 0
-        retried = False
-        while True:
-            if signal.cancelled:
-                return "aborted", text, usage, None
-            turn += 1
-            system = self.context.system(self.options.system_prompt)
-            # read per request: a tool source (an MCP server) may have changed its list
-            schemas = self.tools.schemas()
-            try:
-                await self.context.before_request(self.history, system, schemas, signal)
-            except CompactionCancelledError:
-                return "aborted", text, usage, None
-            request = ModelRequest(system, list(self.history), schemas)
-            # Calls of the last allowed turn are never executed, so none starts early there.
-            early = self.options.stream_dispatch and turn < self.options.max_turns
-            batch = Batch(env, signal, early=early)
-            try:
-                outcome = await self._turn(request, batch, signal, turn)
-            except ModelContextLengthError as exc:  # before any byte: nothing started
-                try:
-                    compacted = not retried and await self.context.overflow(
-                        self.history, system, schemas, signal, exc.body_excerpt
-                    )
-                except CompactionCancelledError:
-                    return "aborted", text, usage, None
-                if not compacted:
-                    return "error", text, usage, str(exc)
-                retried = True  # the same request once more, now that it is shorter
-                turn -= 1
-                continue
-            finally:
-                batch.dispose()
-            retried = False
-            usage = usage.add(outcome.usage)
-            text = outcome.text if outcome.text is not None else text
-            if outcome.stop is not None:
-                return outcome.stop, text, usage, outcome.error
+
+    async def _request(
+        self, env: BatchEnv, signal: CancelSignal, turn: int, *, retried: bool
+    ) -> _Outcome | None:
+        """One model request and its batch. None: the endpoint found the request too long and
+        the conversation was compacted, so the request is to be sent again."""
+        system = self.context.system(self.options.system_prompt)
+        # read per request: a tool source (an MCP server) may have changed its list
+        schemas = self.tools.schemas()
+        try:
+            await self.context.before_request(self.history, system, schemas, signal)
+        except CompactionCancelledError:
+            return _Outcome("aborted")
+        request = ModelRequest(system, list(self.history), schemas)
+        # Calls of the last allowed turn are never executed, so none starts early there.
+        batch = Batch(env, signal, early=turn < self.options.max_turns)
+        try:
+            return await self._turn(request, batch, signal, turn)
+        except ModelContextLengthError as exc:  # before any byte: nothing started
+            return await self._overflow(exc, request, signal, retried=retried)
+        finally:
+            batch.dispose()
+
+    async def _overflow(
+        self,
+        exc: ModelContextLengthError,
+        request: ModelRequest,
+        signal: CancelSignal,
+        *,
+        retried: bool,
+    ) -> _Outcome | None:
+        """The endpoint refused the request as too long: compact once (None: send it again)."""
+        if retried:
+            return _Outcome("error", error=str(exc))
+        try:
+            compacted = await self.context.overflow(
+                self.history, request.system, request.tools, signal, exc.body_excerpt
+            )
+        except CompactionCancelledError:
+            return _Outcome("aborted")
+        return None if compacted else _Outcome("error", error=str(exc))
 
     async def _turn(
         self, request: ModelRequest, batch: Batch, signal: CancelSignal, turn: int
     ) -> _Outcome:
         """One model reply and its tool batch; `stop` is None when the loop goes on."""
+        reply = await self._reply(request, batch, signal)
+        if isinstance(reply, _Outcome):
+            return reply
+        self._add_reply(reply)
+        if signal.cancelled:
+            await self._cancelled_after_reply(batch, reply.tool_calls)
+            return _Outcome("aborted", reply.text, reply.usage)
+        return await self._run_calls(reply, batch, signal, turn)
+
+    async def _reply(
+        self, request: ModelRequest, batch: Batch, signal: CancelSignal
+    ) -> AssistantMessage | _Outcome:
+        """The streamed reply, or how the turn ended without a usable one (a cancel, a failed
+        request, a reply that ended with an error)."""
         try:
             reply = await self._stream(request, signal, batch)
         except _Aborted as exc:
@@ -305,40 +332,45 @@ class Agent:
                 return _Outcome("aborted")
             await batch.refuse(batch.early_calls, pipeline.failed_reply_result, str(exc))
             return _Outcome("error", error=str(exc))
-        usage, text = reply.usage, reply.text
         if reply.stop_reason == "error":  # never execute calls of a failed reply
             error = reply.error or "the model reply ended with an error"
             await batch.refuse(batch.early_calls, pipeline.failed_reply_result, error)
-            return _Outcome("error", text, usage, error)
+            return _Outcome("error", reply.text, reply.usage, error)
         if reply.stop_reason == "aborted":  # the client's own end on cancel
             await self._abort_early(batch, reply, always=True)
-            return _Outcome("aborted", text, usage)
-        self._add_reply(reply)
-        calls = reply.tool_calls
-        if signal.cancelled:
-            if batch.early_calls:  # a cancel right after the reply: started calls get grace
-                results = await batch.close(calls)
-                self._append(ToolResultMessage(results=[r.entry() for r in results]))
-            else:
-                self._close_dangling(pipeline.interrupted_result)
-            return _Outcome("aborted", text, usage)
+            return _Outcome("aborted", reply.text, reply.usage)
+        return reply
+
+    async def _cancelled_after_reply(self, batch: Batch, calls: list[ToolCall]) -> None:
+        """A cancel right after the reply: started calls get grace, the rest never run."""
+        if batch.early_calls:
+            self._append_results(await batch.close(calls))
+        else:
+            self._close_dangling(pipeline.interrupted_result)
+
+    async def _run_calls(
+        self, reply: AssistantMessage, batch: Batch, signal: CancelSignal, turn: int
+    ) -> _Outcome:
+        """The reply's calls: run (or refused when the reply was cut or the turn limit is
+        reached), their results appended to the history."""
+        calls, text, usage = reply.tool_calls, reply.text, reply.usage
         if not calls:
             cut = reply.stop_reason == "max_tokens"
             return _Outcome("max_tokens" if cut else "completed", text, usage)
+        last = turn >= self.options.max_turns
         if reply.stop_reason == "max_tokens":
-            results = await batch.refuse(
-                calls, pipeline.truncated_reply_result, "the reply hit the output token limit"
-            )
-            self._append(ToolResultMessage(results=[r.entry() for r in results]))
-            stop: StopReason | None = "max_iterations" if turn >= self.options.max_turns else None
-            return _Outcome(stop, text, usage)
-        if turn >= self.options.max_turns:
+            reason = "the reply hit the output token limit"
+            self._append_results(await batch.refuse(calls, pipeline.truncated_reply_result, reason))
+            return _Outcome("max_iterations" if last else None, text, usage)
+        if last:
             self._synthesize(calls, pipeline.max_turns_result)
             return _Outcome("max_iterations", text, usage)
-        results = await batch.close(calls)
-        self._append(ToolResultMessage(results=[r.entry() for r in results]))
+        self._append_results(await batch.close(calls))
         self.context.touched(calls, self.tools, self.options.cwd)
         return _Outcome("aborted" if signal.cancelled else None, text, usage)
+
+    def _append_results(self, results: list[CallResult]) -> None:
+        self._append(ToolResultMessage(results=[r.entry() for r in results]))
 
     async def _abort_early(
         self, batch: Batch, reply: AssistantMessage, *, always: bool = False
@@ -376,33 +408,36 @@ class Agent:
 
         Calls complete in the stream go to `batch` at once (it may start them)."""
         parts: list[str] = []
-
-        async def consume() -> AssistantMessage:
-            async for item in self.model.stream(request, signal):
-                if isinstance(item, TextDelta):
-                    parts.append(item.text)
-                    self._emit(TextDeltaEvent(text=item.text))
-                elif isinstance(item, ToolCallReady):
-                    batch.feed(item.index, item.call)
-                elif isinstance(item, ReplyDone):
-                    return item.message
-            raise ModelError("the model stream ended without a final message")
-
         if signal.cancelled:
             raise _Aborted("")
         try:
-            return await race(consume(), signal, settle=True)
+            return await race(self._consume(request, signal, batch, parts), signal, settle=True)
         except CancelledError:
             raise _Aborted("".join(parts)) from None
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
-                raise
+                raise  # the task itself is being cancelled, not by our signal
             raise _Aborted("".join(parts)) from None
         except Exception:
             if signal.cancelled:  # the stream failed because the cancel closed it
                 raise _Aborted("".join(parts)) from None
             raise
+
+    async def _consume(
+        self, request: ModelRequest, signal: CancelSignal, batch: Batch, parts: list[str]
+    ) -> AssistantMessage:
+        """Read the model's stream: text is shown as it comes (and kept in `parts` for a cut
+        reply), each complete call goes to the batch, the final message ends it."""
+        async for item in self.model.stream(request, signal):
+            if isinstance(item, TextDelta):
+                parts.append(item.text)
+                self._emit(TextDeltaEvent(text=item.text))
+            elif isinstance(item, ToolCallReady):
+                batch.feed(item.index, item.call)
+            elif isinstance(item, ReplyDone):
+                return item.message
+        raise ModelError("the model stream ended without a final message")
 
     def _synthesize(self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]) -> None:
         """Close calls that will not run: tool_start/tool_end each, one toolResult message."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,11 +30,14 @@ from ink_ls.core.tool import (
     ToolParams,
     ToolRegistry,
     aborted_result,
+    result_problem,
 )
 
 MAX_SCHEMA_ERRORS = 5
 INTERRUPTED = "(interrupted before this tool ran)"
 NOT_EXECUTED_MAX_TURNS = "(not executed: reached max turns)"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -258,9 +262,16 @@ async def execute(prepared: PreparedCall, signal: CancelSignal, context: ToolCon
         message = str(exc) or type(exc).__name__
         out = error_result(call, f"Error: tool {call.name} threw: {message}")
     else:
-        content: list[ContentBlock] = (
-            result.content if result.content is not None else [TextBlock(text=result.output)]
-        )
-        out = CallResult(call.id, call.name, content, result.is_error, result.display)
+        problem = result_problem(result)
+        if problem is not None:
+            log.error("tool %s returned an invalid result: %s", call.name, problem)
+            out = error_result(
+                call, f"Error: tool {call.name} returned an invalid result ({problem})."
+            )
+        else:
+            content: list[ContentBlock] = (
+                result.content if result.content is not None else [TextBlock(text=result.output)]
+            )
+            out = CallResult(call.id, call.name, content, result.is_error, result.display)
     out.duration_ms = (time.perf_counter() - started) * 1000.0
     return out

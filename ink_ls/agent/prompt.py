@@ -31,12 +31,9 @@ def _names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def build_system_prompt(cwd: Path, tools: ToolRegistry, *, path_aware: bool = True) -> str:
-    """The system prompt for a run rooted at `cwd` with `tools`.
-
-    `path_aware` says whether the scheduler lets changes of different files overlap
-    (`AgentOptions.path_aware`); the prompt tells the model what to expect either way.
-    """
+def build_system_prompt(cwd: Path, tools: ToolRegistry) -> str:
+    """The system prompt for a run rooted at `cwd` with `tools` (it tells the model how the
+    scheduler orders its calls: changes of different files may overlap)."""
     lines = [
         "You are ink, a coding agent working in the user's editor and terminal. You help with "
         "software engineering tasks in one workspace by calling tools.",
@@ -56,17 +53,12 @@ def build_system_prompt(cwd: Path, tools: ToolRegistry, *, path_aware: bool = Tr
                 "when you need several of them and none depends on another's result, issue "
                 "them together in a single reply instead of one per reply."
             )
-        if serial and path_aware:
+        if serial:
             lines.append(
                 f"Calls of {_names(serial)} keep the order you give them wherever they could "
                 "interfere: a call that may touch anything (a command) runs alone and nothing "
                 "after it starts before it finishes; changes of one file are made one after "
                 "another; changes of different files may be made at the same time."
-            )
-        elif serial:
-            lines.append(
-                f"Calls of {_names(serial)} run one at a time, in the order you give them, "
-                "and nothing after them starts before they finish."
             )
         lines.append("")
     else:

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from ink_ls.core.fileio import atomic_write_text
-from ink_ls.core.messages import ContentBlock
+from ink_ls.core.messages import ContentBlock, ImageBlock, TextBlock
 from ink_ls.core.signal import CancelSignal
 
 
@@ -109,6 +109,29 @@ class ToolResult:
     is_error: bool = False
     content: list[ContentBlock] | None = None
     display: Display | None = None
+
+
+_DISPLAYS = (DiffDisplay, CommandDisplay, TaskDisplay)
+
+
+def result_problem(result: object) -> str | None:
+    """Why `result` is not a valid `ToolResult` (None when it is). Checked where a result is
+    made (the pipeline), so a tool's mistake is an error for that call, never a hung turn."""
+    if not isinstance(result, ToolResult):
+        return f"it returned {type(result).__name__}, not a ToolResult"
+    if not isinstance(result.output, str):
+        return f"its output is {type(result.output).__name__}, not text"
+    if not isinstance(result.is_error, bool):
+        return f"its is_error is {type(result.is_error).__name__}, not a boolean"
+    if result.content is not None and not (
+        isinstance(result.content, list)
+        and all(isinstance(b, TextBlock | ImageBlock) for b in result.content)
+    ):
+        return "its content is not a list of text and image blocks"
+    if result.display is not None and not isinstance(result.display, _DISPLAYS):
+        names = ", ".join(d.__name__ for d in _DISPLAYS)
+        return f"its display is {type(result.display).__name__}, not one of {names} or None"
+    return None
 
 
 class FileView(Protocol):

@@ -4,24 +4,55 @@ progress token's cancel stop it and leave the conversation as it was)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
+from ink_ls.agent.turn import FrontEnd, TurnBuilder
+from ink_ls.agent.writes import ChangeChannel
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import DiskWriter
+from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.prompter import MessagePrompter
-from ink_ls.editor.sessions import Turn, now
+from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
+from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.models import SessionCompactParams, SessionCompactResult
 
 if TYPE_CHECKING:
-    from ink_ls.editor.host import Host
+    from ink_ls.agent.loop import Agent
+
+
+class CompactingHost(Protocol):
+    """What a compaction needs of the editor host (which runs turns)."""
+
+    closing: bool
+    sessions: SessionBook
+    client: EditorClient
+    features: ClientFeatures
+    cwd: Path
+    builder: TurnBuilder
+
+    @property
+    def settings(self) -> InkSettings: ...
+
+    async def progress_token(
+        self, given: str | int | None, session: LiveSession, turn_id: str
+    ) -> str | int | None: ...
+
+    def front(
+        self,
+        reporter: TurnReporter,
+        gate: ApprovalGate,
+        changes: ChangeChannel | None = None,
+        *,
+        with_mcp: bool = True,
+    ) -> FrontEnd: ...
 
 
 async def compact_session(
-    host: Host, params: SessionCompactParams, *, request_id: object | None = None
+    host: CompactingHost, params: SessionCompactParams, *, request_id: object | None = None
 ) -> SessionCompactResult:
     """Summarise the session's older messages now; answered when done (see the module doc)."""
     if host.closing:
@@ -31,9 +62,6 @@ async def compact_session(
         raise session_busy(session.session_id)
     turn = Turn(f"c{session.turns + 1}", CancelController(), request_id)
     session.turn = turn
-    factory = host.deps.factory
-    settings = host.settings.model
-    model = factory.acquire_model(settings)
     try:
         turn.token = await host.progress_token(params.work_done_token, session, turn.turn_id)
         reporter = TurnReporter(
@@ -53,33 +81,45 @@ async def compact_session(
             }
         )
         gate = ApprovalGate("readonly", MessagePrompter(host.client, host.features))
-        agent = await host.agent(session, reporter, gate, DiskWriter(), model)  # no tools run
-        context = agent.context
-        before = context.tokens(
-            session.messages, context.system(agent.options.system_prompt), agent.tools.schemas()
-        )
-        outcome = "done"
-        try:
-            done = await agent.compact(turn.controller.signal)
-        except CompactionCancelledError:
-            outcome, done = "cancelled", None
-        except CompactionError as exc:
-            reporter.progress({"kind": "end", "message": f"failed: {exc}"})
-            raise InkRequestError(InkErrorCode.COMPACTION_FAILED, str(exc)) from None
-        session.usage = reporter.session_usage
-        if done is None and outcome == "done":
-            outcome = "nothing to compact"
-        reporter.progress({"kind": "end", "message": outcome})
-        return SessionCompactResult(
-            session_id=session.session_id,
-            compacted=done is not None,
-            tokens_before=before,
-            tokens_after=done.tokens_after if done else before,
-            context_window=context.window or 0,
-            cancelled=outcome == "cancelled",
-        )
+        async with host.builder.turn(  # no tools run: no changes, no MCP servers
+            host.front(reporter, gate, with_mcp=False),
+            session,
+            settings=host.settings.model,
+            cwd=host.cwd,
+            signal=turn.controller.signal,
+            current=lambda: host.settings.model,
+        ) as prepared:
+            return await _compact(prepared.agent, session, reporter, turn)
     finally:
-        await factory.release_model(settings, current=host.settings.model)
         session.turn = None
         session.updated_at = now()
         turn.done.set()
+
+
+async def _compact(
+    agent: Agent, session: LiveSession, reporter: TurnReporter, turn: Turn
+) -> SessionCompactResult:
+    context = agent.context
+    before = context.tokens(
+        session.messages, context.system(agent.options.system_prompt), agent.tools.schemas()
+    )
+    outcome = "done"
+    try:
+        done = await agent.compact(turn.controller.signal)
+    except CompactionCancelledError:
+        outcome, done = "cancelled", None
+    except CompactionError as exc:
+        reporter.progress({"kind": "end", "message": f"failed: {exc}"})
+        raise InkRequestError(InkErrorCode.COMPACTION_FAILED, str(exc)) from None
+    session.usage = reporter.session_usage
+    if done is None and outcome == "done":
+        outcome = "nothing to compact"
+    reporter.progress({"kind": "end", "message": outcome})
+    return SessionCompactResult(
+        session_id=session.session_id,
+        compacted=done is not None,
+        tokens_before=before,
+        tokens_after=done.tokens_after if done else before,
+        context_window=context.window or 0,
+        cancelled=outcome == "cancelled",
+    )

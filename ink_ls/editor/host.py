@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ink_ls.agent.approval import ApprovalGate, yes_no
-from ink_ls.agent.events import StopReason
-from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.agent.gate import Gate
-from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.events import OUTCOMES
+from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.turn import FrontEnd, TurnBuilder
+from ink_ls.agent.writes import ChangeChannel, DiskChannel
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import FileWriter, ToolRegistry, ToolSource
+from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.compacting import compact_session
 from ink_ls.editor.context import prompt_with_context
@@ -34,8 +32,7 @@ from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
-from ink_ls.editor.writer import ApprovingWriter
-from ink_ls.model.base import Model
+from ink_ls.editor.writer import EditorChanges
 from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
@@ -55,20 +52,7 @@ from ink_ls.protocol.models import (
 )
 from ink_ls.sessions.store import Session, SessionStore, unsaved_message
 
-if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
-    from ink_ls.agent.loop import Agent
-
-
 log = logging.getLogger(__name__)
-
-WIRE_STOPS: dict[StopReason, WireStopReason] = {
-    "completed": "end_turn",
-    "max_tokens": "max_tokens",
-    "max_iterations": "max_turn_requests",
-    "aborted": "cancelled",
-    "error": "error",
-}
-"""The agent's stop reasons and the wire's, one to one."""
 
 
 def _warn_unsaved(stored: Session | None, reporter: TurnReporter) -> None:
@@ -115,6 +99,7 @@ class Host:
         self.documents = documents
         self.features = features
         self.sessions = SessionBook(deps.store, cwd)
+        self.builder = TurnBuilder(deps.factory)
         self.closing = False
         self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
@@ -223,39 +208,25 @@ class Host:
         await self.close_models()
         await self.mcp.close()
 
-    async def agent(
+    def front(
         self,
-        session: LiveSession,
         reporter: TurnReporter,
-        gate: Gate,
-        writer: FileWriter,
-        model: Model,
-        sources: Sequence[ToolSource] = (),
-    ) -> Agent:
-        """The agent of one turn (or of an on-demand compaction) of `session`; `sources` are
-        the MCP servers whose tools join the turn."""
-        settings = self.settings.model
-        factory = self.deps.factory
-        if session.instructions is None:
-            session.instructions = ProjectInstructions(self.cwd)
+        gate: ApprovalGate,
+        changes: ChangeChannel | None = None,
+        *,
+        with_mcp: bool = True,
+    ) -> FrontEnd:
+        """What the editor brings to a turn of one session (or to an on-demand compaction:
+        no changes, no MCP servers)."""
         diagnostics = self.diagnostics
-        return factory.build(
-            settings=settings,
-            cwd=self.cwd,
-            front=FrontEnd(
-                gate=gate,
-                writer=writer,
-                files=self.documents,
-                on_event=reporter.on_event,
-                on_message=session.record,
-                on_compaction=session.record_compaction,
-                adapt_tools=lambda tools: editor_tools(tools, diagnostics),
-            ),
-            history=session.messages,
-            tool_sources=sources,
-            model=model,
-            context_window=await factory.window(settings),
-            instructions=session.instructions,
+        return FrontEnd(
+            kind="editor",
+            gate=gate,
+            changes=changes if changes is not None else DiskChannel(),
+            files=self.documents,
+            on_event=reporter.on_event,
+            mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
+            adapt_tools=lambda tools: editor_tools(tools, diagnostics),
         )
 
     # ---- prompt ---------------------------------------------------------------------------------
@@ -326,30 +297,26 @@ class Host:
                 settings.approval_timeout,
                 always_allowed=session.always_allowed,
             )
-            writer = ApprovingWriter(
+            changes = EditorChanges(
                 self.client,
                 self.features,
                 self.documents,
                 self.cwd,
-                settings.approval,
                 prompter,
                 settings.approval_timeout,
-                session.always_allowed,
                 watch=reporter,
             )
-            factory = self.deps.factory
-            confirm = yes_no(
-                prompter, timeout=settings.approval_timeout, signal=turn.controller.signal
-            )
-            hub = await self.mcp.start(settings, confirm)
-            model = factory.acquire_model(settings.model)
             _warn_unsaved(session.stored, reporter)
-            try:
-                agent = await self.agent(session, reporter, gate, writer, model, sources=[hub])
-                result = await agent.run(prompt, turn.controller.signal)
-            finally:
-                await factory.release_model(settings.model, current=self.settings.model)
-            stop = WIRE_STOPS[result.stop_reason]
+            async with self.builder.turn(
+                self.front(reporter, gate, changes),
+                session,
+                settings=settings.model,
+                cwd=self.cwd,
+                signal=turn.controller.signal,
+                current=lambda: self.settings.model,
+            ) as prepared:
+                result = await prepared.agent.run(prompt, turn.controller.signal)
+            stop = OUTCOMES[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends
             log.exception("turn failed")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ink_ls.editor.settings import InkSettings
-from ink_ls.mcp.hub import Confirm, McpHub
+from ink_ls.mcp.hub import McpHub
 from ink_ls.protocol.models import McpServerInfo, McpStatusResult
 
 
@@ -24,15 +24,25 @@ class EditorMcp:
         self.hub: McpHub | None = None
         self.closed = False
 
-    async def start(self, settings: InkSettings, confirm: Confirm | None = None) -> McpHub:
-        """The hub with every server started that may start now (idempotent, fast when up)."""
-        if self.hub is None:
+    def _hub(self, settings: InkSettings) -> McpHub:
+        if self.hub is None:  # made from the first settings that ask for it
             self.hub = McpHub.for_workspace(
                 self.cwd, settings.mcp_servers, secret_env=self._secret_env()
             )
-        if not self.closed:  # after shutdown nothing starts again (no orphans at exit)
-            await self.hub.start(mode=settings.approval, confirm=confirm)
         return self.hub
+
+    def hub_for(self, settings: InkSettings) -> McpHub | None:
+        """The connection's hub for a turn, which the turn builder starts; None after
+        shutdown, so nothing starts again (no orphans at exit)."""
+        return None if self.closed else self._hub(settings)
+
+    async def start(self, settings: InkSettings) -> McpHub:
+        """The hub with every server started that may start without asking (`ink/tools`,
+        `ink/mcp/status`: workspace servers that need a yes show as waiting for it)."""
+        hub = self._hub(settings)
+        if not self.closed:
+            await hub.start(mode=settings.approval)
+        return hub
 
     async def status(self, settings: InkSettings) -> McpStatusResult:
         hub = await self.start(settings)

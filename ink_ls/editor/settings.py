@@ -12,8 +12,8 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from ink_ls.agent.approval import DEFAULT_APPROVAL_TIMEOUT, ApprovalMode
-from ink_ls.core.config import ConfigError, ModelSettings
+from ink_ls.agent.approval import DEFAULT_APPROVAL_TIMEOUT
+from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 
 
 def _default_model() -> ModelSettings:

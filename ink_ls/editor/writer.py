@@ -1,10 +1,11 @@
-"""The approving `FileWriter`: file changes become `workspace/applyEdit`, then reach the disk.
+"""The editor's change channel: file changes become `workspace/applyEdit`, then reach the disk.
 
-Under `ask` the editor's answer is the approval (a client that does not review edits itself
-is asked first with the prompter). A file the user changed while the approval was pending is
-never overwritten. Under `auto` a file open in the editor still goes through `applyEdit`, marked
-pre-approved (`"ink": {"approved": true}`, no review, no prompt), so the buffer never goes
-stale; a file not open is written to disk directly. Under `readonly` it refuses.
+The write policy (`agent.writes`) decides whether a change is asked about. When it is, the
+editor's answer is the approval (a client that does not review edits itself is asked first
+with the prompter). A file the user changed while the approval was pending is never
+overwritten. A pre-approved change (mode `auto`) to a file open in the editor still goes
+through `applyEdit`, marked (`"ink": {"approved": true}`, no review, no prompt), so the buffer
+never goes stale; a file not open is written to disk directly.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ink_ls.agent.approval import (
-    ApprovalMode,
+    DEFAULT_APPROVAL_TIMEOUT,
     ApprovalQuestion,
+    Choice,
     Prompter,
     WaitInterruptedError,
     wait_answer,
 )
+from ink_ls.agent.writes import ProposedChange
 from ink_ls.core.fileio import atomic_write_text
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
@@ -61,20 +64,36 @@ def change_summary(old: str | None, new: str) -> str:
     return f"{removed} line{'s' if removed != 1 else ''} removed, {added} added"
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What the buffer and the disk held when the user was asked about a change."""
+
+    version: int | None
+    base: str | None
+    disk: str | None
+
+
 @dataclass
-class ApprovingWriter:
-    """A `FileWriter` for one session; `always_allowed` is shared with the session's gate."""
+class EditorChanges:
+    """The editor's `ChangeChannel` for one session: a change is shown with the editor's prompt
+    (or, for a client that reviews `applyEdit` itself, as its diff view) and made through
+    `workspace/applyEdit`, so open buffers never go stale. The policy (`agent.writes`) decides
+    whether it is asked about at all."""
 
     client: EditorClient
     features: ClientFeatures
     documents: OpenDocuments
     cwd: Path
-    mode: ApprovalMode
     prompter: Prompter
-    timeout: float
-    always_allowed: set[str] = field(default_factory=set)
+    timeout: float = DEFAULT_APPROVAL_TIMEOUT
+    """How long an `applyEdit` the user reviews may wait for their answer."""
     watch: ApprovalWatch | None = None
     """Told while a reviewed `applyEdit` waits for the user (the turn's progress shows it)."""
+    _asked: dict[str, _Asked] = field(default_factory=dict)
+
+    @property
+    def reviews_on_apply(self) -> bool:
+        return self.features.reviews_apply_edit
 
     def _relpath(self, path: Path) -> str:
         try:
@@ -110,40 +129,55 @@ class ApprovingWriter:
             else None,
         )
 
-    async def write_text(
-        self,
-        path: Path,
-        new_text: str,
-        *,
-        old_text: str | None,
-        tool_name: str,
-        tool_call_id: str,
-        signal: CancelSignal,
-    ) -> None:
-        """Propose, get approval, then make sure the disk holds `new_text`."""
-        if self.mode == "readonly":
-            raise ChangeRejectedError("policy", "approval mode is readonly: files are not changed")
+    async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
+        """Ask with the editor's prompt; remember what the user saw, so a buffer they type
+        into meanwhile is never replaced (`apply` checks)."""
+        path = change.path
+        doc = self.documents.get(path)
+        disk = _read_disk(path)
+        base = doc.text if doc is not None else disk
+        self._check_base(change, base)
+        self._asked[change.tool_call_id] = _Asked(doc.version if doc else None, base, disk)
+        rel = self._relpath(path)
+        question = ApprovalQuestion(
+            tool_name=change.tool_name,
+            tool_call_id=change.tool_call_id,
+            kind="change",
+            title=(
+                f"{change.tool_name} {rel} ({change.tool_call_id}): "
+                f"{change_summary(base, change.new_text)}"
+            ),
+            detail=rel,
+        )
+        return await self.prompter(question, signal)
+
+    @staticmethod
+    def _check_base(change: ProposedChange, base: str | None) -> None:
+        if change.old_text is not None and base is not None and base != change.old_text:
+            raise ChangeRejectedError("user", STALE)
+
+    def _check_unchanged(self, path: Path, asked: _Asked) -> None:
+        now = self.documents.get(path)
+        if now is not None and (now.text != asked.base or now.version != asked.version):
+            raise ChangeRejectedError("user", STALE)
+        if now is None and _read_disk(path) != asked.disk:
+            raise ChangeRejectedError("user", STALE)
+
+    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
+        """Propose through `applyEdit`, then make sure the disk holds the new text."""
+        path, new_text = change.path, change.new_text
+        asked = self._asked.pop(change.tool_call_id, None)
+        if asked is not None:  # the user may have typed while we asked
+            self._check_unchanged(path, asked)
         disk_before = _read_disk(path)
         doc = self.documents.get(path)
-        approved = self.mode == "auto"
         if approved and doc is None:
             _write_disk(path, new_text)  # no buffer to keep in step: the disk is the file
             return
         base = doc.text if doc is not None else disk_before
-        if old_text is not None and base is not None and base != old_text:
-            raise ChangeRejectedError("user", STALE)
-        rel = self._relpath(path)
-        label = f"ink: {tool_name} {rel} ({tool_call_id})"
-        key = f"{tool_name}:change"
+        self._check_base(change, base)
+        label = f"ink: {change.tool_name} {self._relpath(path)} ({change.tool_call_id})"
         try:
-            if (
-                not approved
-                and not self.features.reviews_apply_edit
-                and (key not in self.always_allowed)
-            ):
-                await self._ask(tool_name, tool_call_id, rel, base, new_text, key, signal)
-                # the user may have typed while we asked: never replace their text
-                self._check_unchanged(path, doc.version if doc else None, base, disk_before)
             await self._apply(
                 path,
                 base,
@@ -152,7 +186,7 @@ class ApprovingWriter:
                 label,
                 signal,
                 approved=approved,
-                tool_call_id=tool_call_id,
+                tool_call_id=change.tool_call_id,
             )
         except WaitInterruptedError as exc:
             raise ChangeRejectedError("user", exc.reason) from None
@@ -164,42 +198,6 @@ class ApprovingWriter:
             if disk != disk_before:
                 raise ChangeRejectedError("user", STALE)
             _write_disk(path, new_text)
-
-    def _check_unchanged(
-        self, path: Path, version: int | None, base: str | None, disk_before: str | None
-    ) -> None:
-        now = self.documents.get(path)
-        if now is not None and (now.text != base or now.version != version):
-            raise ChangeRejectedError("user", STALE)
-        if now is None and _read_disk(path) != disk_before:
-            raise ChangeRejectedError("user", STALE)
-
-    async def _ask(
-        self,
-        tool_name: str,
-        tool_call_id: str,
-        rel: str,
-        base: str | None,
-        new_text: str,
-        key: str,
-        signal: CancelSignal,
-    ) -> None:
-        question = ApprovalQuestion(
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            kind="change",
-            title=f"{tool_name} {rel} ({tool_call_id}): {change_summary(base, new_text)}",
-            detail=rel,
-        )
-        choice = await wait_answer(
-            self.prompter(question, signal), timeout=self.timeout, signal=signal
-        )
-        if choice == "allow_always":
-            self.always_allowed.add(key)
-        elif choice == "reject":
-            raise ChangeRejectedError("user", "the user rejected this change")
-        elif choice is None:
-            raise ChangeRejectedError("user", "the approval prompt was dismissed")
 
     async def _apply(
         self,

@@ -14,8 +14,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from ink_ls.core.config import ApprovalMode
 from ink_ls.core.tool import AnyTool
 from ink_ls.mcp.config import DEFAULT_START_TIMEOUT, ServerConfig, load_configs
 
@@ -27,7 +28,6 @@ log = logging.getLogger(__name__)
 
 Confirm = Callable[[str, str], Awaitable[bool]]
 """Asks the user a yes/no question (title, detail); the front end's approval prompt."""
-Mode = Literal["ask", "auto", "readonly"]
 
 
 @dataclass
@@ -139,7 +139,7 @@ class McpHub:
 
     # ---- life -----------------------------------------------------------------------------------
 
-    async def start(self, *, mode: Mode = "ask", confirm: Confirm | None = None) -> None:
+    async def start(self, *, mode: ApprovalMode = "ask", confirm: Confirm | None = None) -> None:
         """Start every server not running yet, in parallel (each bounded by its timeout).
 
         Workspace servers need `auto`, or a yes from `confirm` (asked once); without
@@ -163,7 +163,7 @@ class McpHub:
                 self.last_start_ms = (time.perf_counter() - began) * 1000.0
             self._changed()
 
-    async def _workspace_allowed(self, mode: Mode, confirm: Confirm | None) -> bool:
+    async def _workspace_allowed(self, mode: ApprovalMode, confirm: Confirm | None) -> bool:
         workspace = [
             c
             for c in self.servers.values()

@@ -1,7 +1,7 @@
 """Pydantic models of the `ink/*` wire shapes: params, results and `ink/session/update` payloads.
 
 Python fields are snake_case, the wire is camelCase (alias generator). Send with `dump()`.
-Nothing here knows about pygls or the agent.
+Nothing here knows about pygls; the stop reasons are the agent's own (`TurnOutcome`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-WireStopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
+from ink_ls.agent.events import TurnOutcome
+
+WireStopReason = TurnOutcome
 ToolKind = Literal["read", "edit", "search", "execute", "think", "other"]
 ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
 

@@ -19,18 +19,18 @@ from rich.console import Console
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
-from ink_ls.agent.factory import AgentFactory, FrontEnd
-from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
-from ink_ls.core.tool import DiskWriter, FileWriter
+from ink_ls.mcp.hub import McpHub
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
-from ink_ls.run.mcp import start_hub
 from ink_ls.run.safe import SafeConsole, clean_line
-from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter
+from ink_ls.run.terminal import TerminalAsker, TerminalChanges, TerminalPrompter
 from ink_ls.run.view import TerminalView
+from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
@@ -142,59 +142,79 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
     else:
         sink, asker = view, TerminalAsker(ui, pause=view.paused)
-    writer: FileWriter = (
-        TerminalWriter(asker, setup.cwd) if setup.approval == "ask" else DiskWriter()
-    )
-    gate = ApprovalGate(setup.approval, TerminalPrompter(asker))
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
-    window = await factory.window(setup.settings)
-    instructions = ProjectInstructions(setup.cwd)
-    hub = await start_hub(setup.cwd, setup.approval, TerminalPrompter(asker), setup.settings)
-    for server in hub.status():  # the run goes on without a server that cannot start
+    hub = McpHub.for_workspace(setup.cwd, secret_env=setup.settings.secret_env_names())
+    front = FrontEnd(
+        kind="terminal",
+        gate=ApprovalGate(setup.approval, TerminalPrompter(asker)),
+        changes=TerminalChanges(asker, setup.cwd),
+        on_event=meter,
+        mcp=hub,
+    )
+    controller = CancelController()
+    try:
+        async with TurnBuilder(factory).turn(
+            front,
+            StoredConversation.of(setup.session),
+            settings=setup.settings,
+            cwd=setup.cwd,
+            signal=controller.signal,
+        ) as prepared:
+            _header(prepared, hub, err, setup, json_mode=json_mode)
+            if compact:
+                status = await _compact(prepared.agent, err, setup)
+                if status != EXIT_OK or not setup.prompt.strip():
+                    return status
+            result = await _run_agent(prepared.agent, setup.prompt, controller, err)
+    except asyncio.CancelledError:
+        from ink_ls.tools.processes import kill_all_tracked
+
+        kill_all_tracked()
+        err.print("stopped without waiting for running tools", style="yellow")
+        return EXIT_INTERRUPTED
+    finally:
+        if view is not None:
+            view.close()
+        await factory.close_models()
+        await hub.close()
+    return _report(
+        result, setup, err, json_mode=json_mode, max_turns=max_turns, tokens=meter.summary()
+    )
+
+
+def _header(
+    prepared: PreparedTurn, hub: McpHub, err: Console, setup: _Setup, *, json_mode: bool
+) -> None:
+    """MCP servers that could not start (the run goes on without them); then, in the live
+    view, the session, the model, its window and the project instructions in force."""
+    for server in hub.status():
         if server.error:
             err.print(
                 f"MCP server {server.name}: {server.state}: {server.error}",
                 style="yellow",
                 markup=False,
             )
-    agent = factory.build(
-        settings=setup.settings,
-        cwd=setup.cwd,
-        front=FrontEnd(
-            gate=gate,
-            writer=writer,
-            on_event=meter,
-            on_message=setup.session.append,
-            on_compaction=setup.session.record_compaction,
-        ),
-        history=list(setup.session.messages),
-        tool_sources=[hub],
-        context_window=window,
-        instructions=instructions,
+    if json_mode:
+        return
+    err.print(
+        f"session {setup.session.id} · {setup.settings.model} at "
+        f"{setup.settings.base_url} · window {prepared.window:,} tokens",
+        style="dim",
+        markup=False,
     )
-    if not json_mode:
-        err.print(
-            f"session {setup.session.id} · {setup.settings.model} at "
-            f"{setup.settings.base_url} · window {window:,} tokens",
-            style="dim",
-            markup=False,
+    root = prepared.instructions.start()  # the header names them; later ones show as they load
+    if root:
+        event = InstructionsEvent(
+            paths=[str(f.path) for f in root], truncated=any(f.truncated for f in root)
         )
-        root = instructions.start()  # the header names them; later ones show as they load
-        if root:
-            event = InstructionsEvent(
-                paths=[str(f.path) for f in root], truncated=any(f.truncated for f in root)
-            )
-            err.print(context_line(event, setup.cwd), style="dim", markup=False)
-    if compact:
-        status = await _compact(agent, err, setup)
-        if status != EXIT_OK or not setup.prompt.strip():
-            if view is not None:
-                view.close()
-            await factory.close_models()
-            await hub.close()
-            return status
-    controller = CancelController()
+        err.print(context_line(event, setup.cwd), style="dim", markup=False)
+
+
+async def _run_agent(
+    agent: Agent, prompt: str, controller: CancelController, err: Console
+) -> RunResult:
+    """The run, Ctrl-C cancelling it (a second Ctrl-C stops at once: `CancelledError`)."""
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     interrupts = 0
@@ -210,22 +230,9 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
-        result = await agent.run(setup.prompt, controller.signal)
-    except asyncio.CancelledError:
-        from ink_ls.tools.processes import kill_all_tracked
-
-        kill_all_tracked()
-        err.print("stopped without waiting for running tools", style="yellow")
-        return EXIT_INTERRUPTED
+        return await agent.run(prompt, controller.signal)
     finally:
         loop.remove_signal_handler(signals.SIGINT)
-        if view is not None:
-            view.close()
-        await factory.close_models()
-        await hub.close()
-    return _report(
-        result, setup, err, json_mode=json_mode, max_turns=max_turns, tokens=meter.summary()
-    )
 
 
 async def _compact(agent: Agent, err: Console, setup: _Setup) -> int:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ink_ls.agent.approval import ApprovalMode, Prompter, yes_no
-from ink_ls.core.config import ModelSettings
+from ink_ls.agent.approval import Prompter, yes_no
+from ink_ls.core.config import ApprovalMode, ModelSettings
 from ink_ls.mcp.hub import McpHub, ServerStatus
 from ink_ls.run.safe import SafeConsole, clean_line
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter

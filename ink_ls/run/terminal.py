@@ -1,5 +1,5 @@
 """Approvals on the terminal for `ink-ls run --approval ask`: a `Prompter` for commands and
-other risky calls, and a `FileWriter` that shows the diff and asks before writing.
+other risky calls, and a change channel that shows the diff to ask about.
 
 Questions are asked one at a time; the live view is paused while one is on screen. Reading
 the answer never blocks the event loop, and a cancel ends the wait at once.
@@ -19,8 +19,8 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from ink_ls.agent.approval import ApprovalQuestion, Choice
+from ink_ls.agent.writes import DiskChannel, ProposedChange
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import ChangeRejectedError, DiskWriter
 from ink_ls.run.safe import clean, clean_line, safe_text
 from ink_ls.tools.diffs import numbered_diff
 
@@ -113,54 +113,33 @@ class TerminalPrompter:
         return await self._asker.ask(question.title, body, signal)
 
 
-class TerminalWriter:
-    """A `FileWriter` that shows each change as a diff and writes it only when approved."""
+class TerminalChanges:
+    """The terminal's `ChangeChannel`: a change is shown as a diff and asked about on the
+    terminal, then written to disk (the write policy, `agent.writes`, decides whether it is
+    asked about at all)."""
+
+    reviews_on_apply = False
 
     def __init__(self, asker: TerminalAsker, cwd: Path) -> None:
         self._asker = asker
         self._cwd = cwd
-        self._always = False
-        self._disk = DiskWriter()
+        self._disk = DiskChannel()
 
-    async def write_text(
-        self,
-        path: Path,
-        new_text: str,
-        *,
-        old_text: str | None,
-        tool_name: str,
-        tool_call_id: str,
-        signal: CancelSignal,
-    ) -> None:
-        if not self._always:
-            try:
-                shown = clean_line(str(path.relative_to(self._cwd)))
-            except ValueError:
-                shown = clean_line(str(path))
-            diff = numbered_diff(old_text or "", new_text, path=shown)
-            lines = diff.splitlines()
-            if len(lines) > MAX_DIFF_LINES:
-                cut = len(lines) - MAX_DIFF_LINES
-                diff = "\n".join([*lines[:MAX_DIFF_LINES], f"… {cut} more diff lines"])
-            verb = "Create" if old_text is None else "Change"
-            choice = await self._asker.ask(f"{verb} {shown}?", _diff_view(diff), signal)
-            if choice == "allow_always":
-                self._always = True
-            elif choice != "allow_once":
-                reason = (
-                    "the user rejected this change"
-                    if choice == "reject"
-                    else "no answer to the approval prompt"
-                )
-                raise ChangeRejectedError("user", reason)
-        await self._disk.write_text(
-            path,
-            new_text,
-            old_text=old_text,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            signal=signal,
-        )
+    async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
+        try:
+            shown = clean_line(str(change.path.relative_to(self._cwd)))
+        except ValueError:
+            shown = clean_line(str(change.path))
+        diff = numbered_diff(change.old_text or "", change.new_text, path=shown)
+        lines = diff.splitlines()
+        if len(lines) > MAX_DIFF_LINES:
+            cut = len(lines) - MAX_DIFF_LINES
+            diff = "\n".join([*lines[:MAX_DIFF_LINES], f"… {cut} more diff lines"])
+        verb = "Create" if change.old_text is None else "Change"
+        return await self._asker.ask(f"{verb} {shown}?", _diff_view(diff), signal)
+
+    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
+        await self._disk.apply(change, approved=approved, signal=signal)
 
 
 def _diff_view(diff: str) -> RenderableType:

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from ink_ls.agent.approval import ApprovalGate, ApprovalMode, ApprovalQuestion, Choice
+from ink_ls.agent.approval import ApprovalGate, ApprovalQuestion, Choice
 from ink_ls.agent.events import AgentEvent
 from ink_ls.agent.loop import Agent, AgentOptions
-from ink_ls.core.config import ModelSettings
+from ink_ls.core.config import ApprovalMode, ModelSettings
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ToolRegistry
 from ink_ls.mcp.config import parse_servers

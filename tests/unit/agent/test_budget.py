@@ -8,7 +8,7 @@ import pytest
 from agent_fakes import CWD, Board, ReadTool, Recorder, ScriptedModel, call
 
 from ink_ls.agent.budget import ConcurrencyBudget
-from ink_ls.agent.factory import AgentFactory, FrontEnd
+from ink_ls.agent.factory import AgentFactory, AgentParts
 from ink_ls.agent.scheduler import BatchEnv, run_batch
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
@@ -98,7 +98,7 @@ def test_agents_of_one_factory_share_its_budget_and_sub_agents_their_parents() -
         budget=ConcurrencyBudget(3),
     )
     settings = ModelSettings()
-    first = factory.build(settings=settings, cwd=CWD, front=FrontEnd())
-    second = factory.build(settings=settings, cwd=CWD, front=FrontEnd())
+    first = factory.build(AgentParts(settings=settings, cwd=CWD))
+    second = factory.build(AgentParts(settings=settings, cwd=CWD))
     assert first.budget is second.budget is factory.budget and factory.budget.limit == 3
     assert first.child().budget is first.budget

@@ -1,11 +1,12 @@
 """Cancellation and grace: one shared deadline after a cancel, abandoned results,
-dropped late results, and no timer at all without a cancel. Grace is injected short (0.3 s)."""
+dropped late results, and no timer at all without a cancel. The grace deadline runs on an
+injected `ManualClock`: tests move time by hand, nothing depends on the machine's speed."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
+from collections.abc import Callable
 
 import pytest
 from agent_fakes import CWD, BashTool, Board, ReadTool, Recorder, call
@@ -13,6 +14,7 @@ from agent_fakes import CWD, BashTool, Board, ReadTool, Recorder, call
 from ink_ls.agent.budget import ConcurrencyBudget
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import BatchEnv, run_batch
+from ink_ls.core.clock import ManualClock
 from ink_ls.core.messages import TextBlock
 from ink_ls.core.signal import CancelController, CancelSignal
 from ink_ls.core.tool import Tool, ToolContext, ToolParams, ToolRegistry, ToolResult
@@ -26,7 +28,34 @@ ABANDONED = (
 
 def make_env(board: Board, rec: Recorder, **kw: object) -> BatchEnv:
     tools = ToolRegistry([ReadTool(board), BashTool(board)])
+    kw.setdefault("clock", ManualClock())
     return BatchEnv(tools=tools, cwd=CWD, on_event=rec, grace_seconds=GRACE, **kw)  # type: ignore[arg-type]
+
+
+async def armed(clock: ManualClock) -> None:
+    """Wait (on the event loop, not the wall clock) until the batch armed its deadline."""
+    for _ in range(1000):
+        if clock.pending:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("no grace deadline was armed")
+
+
+async def until(ready: Callable[[], bool]) -> None:
+    """Wait, on the event loop, until `ready()` holds (calls that obey the cancel end)."""
+    for _ in range(10_000):
+        if ready():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the awaited state never came")
+
+
+async def pass_grace(env: BatchEnv) -> None:
+    """The grace period passes: the deadline fires."""
+    clock = env.clock
+    assert isinstance(clock, ManualClock)
+    await armed(clock)
+    clock.advance(GRACE)
 
 
 def texts(results: list[CallResult]) -> list[str]:
@@ -35,19 +64,22 @@ def texts(results: list[CallResult]) -> list[str]:
 
 async def test_a_hung_call_is_abandoned_at_the_deadline_and_not_before() -> None:
     board, rec = Board(ignore_cancel={"h"}), Recorder()
+    clock = ManualClock()
     ctrl = CancelController()
+    env = make_env(board, rec, clock=clock)
     task = asyncio.ensure_future(
-        run_batch([call("bash", "h"), call("bash", "next")], make_env(board, rec), ctrl.signal)
+        run_batch([call("bash", "h"), call("bash", "next")], env, ctrl.signal)
     )
     await board.wait_started("h")
-    cancelled_at = time.monotonic()
     ctrl.cancel("stop")
-    done, _ = await asyncio.wait({task}, timeout=GRACE * 0.9)
-    assert not done, "nothing may happen before the grace deadline"
+    await armed(clock)
+    clock.advance(GRACE * 0.99)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert not task.done(), "nothing may happen before the grace deadline"
     assert rec.of("tool_end") == []
-    results = await asyncio.wait_for(task, 5)
-    elapsed = time.monotonic() - cancelled_at
-    assert GRACE * 0.9 <= elapsed < GRACE + 0.7  # generous: 2 shared cores
+    clock.advance(GRACE * 0.01)
+    results = await asyncio.wait_for(task, 30)
     assert texts(results) == [ABANDONED.format("bash"), "(interrupted before this tool ran)"]
     assert all(r.is_error for r in results)
     assert rec.of("tool_settled") == ["bash-h"]
@@ -70,8 +102,12 @@ async def test_without_a_cancel_no_grace_timer_cuts_a_long_tool() -> None:
             return ToolResult(output="finished")
 
     rec = Recorder()
-    env = BatchEnv(tools=ToolRegistry([Slow()]), cwd=CWD, on_event=rec, grace_seconds=GRACE / 3)
+    clock = ManualClock()
+    env = BatchEnv(
+        tools=ToolRegistry([Slow()]), cwd=CWD, on_event=rec, grace_seconds=GRACE / 3, clock=clock
+    )
     results = await run_batch([call("slow", id="s1", raw="{}")], env)
+    assert clock.pending == 0  # no deadline was ever armed
     assert texts(results) == ["finished"] and not results[0].is_error
     assert results[0].duration_ms is not None and results[0].duration_ms >= GRACE * 2 * 1000 * 0.9
 
@@ -80,12 +116,16 @@ async def test_in_a_mixed_batch_only_the_hung_call_is_abandoned() -> None:
     board, rec = Board(ignore_cancel={"b"}), Recorder()
     ctrl = CancelController()
     calls = [call("read", k) for k in "abcdefg"]  # f, g wait for a slot
-    task = asyncio.ensure_future(run_batch(calls, make_env(board, rec), ctrl.signal))
+    env = make_env(board, rec)
+    task = asyncio.ensure_future(run_batch(calls, env, ctrl.signal))
     await board.wait_started(*"abcde")
     board.release("c")
     await board.wait_started("f")
     ctrl.cancel("stop")
-    results = await asyncio.wait_for(task, 5)
+    obeying = {f"read-{k}" for k in "acdef"}
+    await until(lambda: obeying <= set(rec.of("tool_settled")))
+    await pass_grace(env)
+    results = await asyncio.wait_for(task, 30)
     assert texts(results) == [
         "stopped a",
         ABANDONED.format("read"),
@@ -102,36 +142,42 @@ async def test_in_a_mixed_batch_only_the_hung_call_is_abandoned() -> None:
 
 async def test_two_hung_calls_share_one_deadline() -> None:
     board, rec = Board(ignore_cancel={"x", "y"}), Recorder()
+    clock = ManualClock()
     ctrl = CancelController()
+    env = make_env(board, rec, clock=clock)
     task = asyncio.ensure_future(
-        run_batch([call("read", "x"), call("read", "y")], make_env(board, rec), ctrl.signal)
+        run_batch([call("read", "x"), call("read", "y")], env, ctrl.signal)
     )
     settled_at: dict[str, float] = {}
     rec.hooks.append(
         lambda e: (
-            settled_at.setdefault(getattr(e, "tool_call_id", ""), time.monotonic())
+            settled_at.setdefault(getattr(e, "tool_call_id", ""), clock.now())
             if e.type == "tool_settled"
             else None
         )
     )
     await board.wait_started("x", "y")
-    t0 = time.monotonic()
+    t0 = clock.now()
     ctrl.cancel()
-    results = await asyncio.wait_for(task, 5)
+    await armed(clock)
+    assert clock.pending == 1  # one deadline for the batch, not one per call
+    clock.advance(GRACE)
+    results = await asyncio.wait_for(task, 30)
     assert texts(results) == [ABANDONED.format("read")] * 2
-    # One deadline for the batch, counted from the cancel: both are abandoned together.
-    assert abs(settled_at["read-x"] - settled_at["read-y"]) < 0.01
-    assert settled_at["read-x"] - t0 >= GRACE * 0.9
+    # counted from the cancel: both are abandoned together, at the deadline
+    assert settled_at["read-x"] == settled_at["read-y"] == t0 + GRACE
 
 
 async def test_a_late_real_result_is_dropped_and_logged(caplog: pytest.LogCaptureFixture) -> None:
     late = asyncio.Event()
     board, rec = Board(ignore_cancel={"h"}, late={"h": late}), Recorder()
     ctrl = CancelController()
-    task = asyncio.ensure_future(run_batch([call("read", "h")], make_env(board, rec), ctrl.signal))
+    env = make_env(board, rec)
+    task = asyncio.ensure_future(run_batch([call("read", "h")], env, ctrl.signal))
     await board.wait_started("h")
     ctrl.cancel()
-    results = await asyncio.wait_for(task, 5)
+    await pass_grace(env)
+    results = await asyncio.wait_for(task, 30)
     assert texts(results) == [ABANDONED.format("read")]
     with caplog.at_level(logging.WARNING, logger="ink_ls.agent.scheduler"):
         late.set()
@@ -149,13 +195,13 @@ async def test_the_process_budget_slot_of_an_abandoned_call_is_given_back() -> N
     board, rec = Board(ignore_cancel={"h"}), Recorder()
     budget = ConcurrencyBudget(1)
     ctrl = CancelController()
-    task = asyncio.ensure_future(
-        run_batch([call("read", "h")], make_env(board, rec, budget=budget), ctrl.signal)
-    )
+    env = make_env(board, rec, budget=budget)
+    task = asyncio.ensure_future(run_batch([call("read", "h")], env, ctrl.signal))
     await board.wait_started("h")
     assert budget.in_use == 1
     ctrl.cancel()
-    await asyncio.wait_for(task, 5)
+    await pass_grace(env)
+    await asyncio.wait_for(task, 30)
     assert budget.in_use == 0
 
 
@@ -163,9 +209,8 @@ async def test_a_tool_that_obeys_the_signal_ends_the_batch_without_waiting_for_g
     board, rec = Board(), Recorder()
     ctrl = CancelController()
     env = make_env(board, rec)
-    env.grace_seconds = 30.0
     task = asyncio.ensure_future(run_batch([call("bash", "a")], env, ctrl.signal))
     await board.wait_started("a")
     ctrl.cancel()
-    results = await asyncio.wait_for(task, 2)
+    results = await asyncio.wait_for(task, 30)  # the clock never moves: no grace was needed
     assert texts(results) == ["stopped a"]

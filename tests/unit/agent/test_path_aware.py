@@ -1,4 +1,4 @@
-"""Path-aware scheduling (on by default in the agent; `path_aware=True` on a bare `BatchEnv`):
+"""Path-aware scheduling (always on):
 disjoint declared paths overlap, conflicting calls keep call order, a call that may touch
 anything stays a barrier, and flag-only planning is unchanged when the option is off."""
 
@@ -58,9 +58,9 @@ def c(name: str, key: str, path: str = ".") -> ToolCall:
     return ToolCall(id=key, name=name, arguments=json.dumps({"key": key, "path": path}))
 
 
-def make_env(board: Board, rec: Recorder, *, path_aware: bool = True) -> BatchEnv:
+def make_env(board: Board, rec: Recorder) -> BatchEnv:
     tools = ToolRegistry([WriterTool(board), ReaderTool(board), GrepTool(board), BashTool(board)])
-    return BatchEnv(tools=tools, cwd=ROOT, on_event=rec, path_aware=path_aware)
+    return BatchEnv(tools=tools, cwd=ROOT, on_event=rec)
 
 
 def launch(calls: list[ToolCall], env: BatchEnv) -> asyncio.Task[list[CallResult]]:
@@ -80,18 +80,6 @@ async def test_writes_to_different_files_overlap() -> None:
     await asyncio.wait_for(task, 5)
     assert board.max_running == 2
     assert rec.of("tool_end") == ["a", "b"]
-
-
-async def test_without_the_option_writes_stay_serial() -> None:
-    board, rec = Board(), Recorder()
-    env = make_env(board, rec, path_aware=False)
-    task = launch([c("edit", "a", "a.py"), c("edit", "b", "b.py")], env)
-    await board.wait_started("a")
-    await spin()
-    assert board.log == ["start:a"]
-    board.release("a", "b")
-    await asyncio.wait_for(task, 5)
-    assert board.max_running == 1
 
 
 async def test_a_read_after_a_write_of_the_same_file_waits_for_it() -> None:
@@ -222,7 +210,7 @@ async def _no_conflicting_overlap(specs: list[tuple[str, str, int]]) -> None:
     for i, (kind, path, steps) in enumerate(specs):
         _Watched.steps[f"k{i}"] = steps
         calls.append(c(kind, f"k{i}", path))
-    env = BatchEnv(tools=tools, cwd=ROOT, on_event=rec, path_aware=True)
+    env = BatchEnv(tools=tools, cwd=ROOT, on_event=rec)
     results = await asyncio.wait_for(run_batch(calls, env), 10)
     assert not _Watched.bad
     assert [r.tool_call_id for r in results] == [f"k{i}" for i in range(len(specs))]

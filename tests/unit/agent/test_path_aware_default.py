@@ -19,12 +19,15 @@ from ink_ls.tools.write import WriteTool
 
 
 class SlowWriter:
-    """Writes to disk after a pause, recording which writes were in flight together."""
+    """Writes to disk once `meet` writes are in flight together (or after a short pause when
+    `meet` is 1: a chance for a wrong overlap to show), recording which overlapped."""
 
-    def __init__(self) -> None:
+    def __init__(self, meet: int = 1) -> None:
         self.in_flight: set[str] = set()
         self.overlapped: list[tuple[str, str]] = []
         self.order: list[str] = []
+        self.meet = meet
+        self.met = asyncio.Event()
 
     async def write_text(
         self,
@@ -39,7 +42,12 @@ class SlowWriter:
         for other in self.in_flight:
             self.overlapped.append((other, tool_call_id))
         self.in_flight.add(tool_call_id)
-        await asyncio.sleep(0.05)
+        if len(self.in_flight) >= self.meet:
+            self.met.set()
+        if self.meet > 1:  # an event, not a race against the machine's load
+            await asyncio.wait_for(self.met.wait(), 30)
+        else:
+            await asyncio.sleep(0.05)
         await DiskWriter().write_text(
             path,
             new_text,
@@ -60,8 +68,8 @@ def bash(id: str, command: str) -> ToolCall:
     return ToolCall(id=id, name="bash", arguments=json.dumps({"command": command}))
 
 
-async def run(tmp_path: Path, *calls: ToolCall) -> SlowWriter:
-    writer = SlowWriter()
+async def run(tmp_path: Path, *calls: ToolCall, meet: int = 1) -> SlowWriter:
+    writer = SlowWriter(meet)
     model = ScriptedModel([reply("", *calls), reply("done")])
     agent = Agent(
         model,
@@ -77,7 +85,7 @@ async def run(tmp_path: Path, *calls: ToolCall) -> SlowWriter:
 
 
 async def test_writes_of_two_files_overlap(tmp_path: Path) -> None:
-    writer = await run(tmp_path, write("a", "a.txt", "A"), write("b", "b.txt", "B"))
+    writer = await run(tmp_path, write("a", "a.txt", "A"), write("b", "b.txt", "B"), meet=2)
     assert writer.overlapped == [("a", "b")]
     assert (tmp_path / "a.txt").read_text() == "A" and (tmp_path / "b.txt").read_text() == "B"
 
@@ -98,19 +106,3 @@ async def test_bash_stays_a_barrier(tmp_path: Path) -> None:
     )
     assert writer.overlapped == []
     assert (tmp_path / "copy.txt").read_text() == "A"  # bash saw the write before it
-
-
-async def test_the_seed_behaviour_is_one_flag_away(tmp_path: Path) -> None:
-    writer = SlowWriter()
-    model = ScriptedModel(
-        [reply("", write("a", "a.txt", "A"), write("b", "b.txt", "B")), reply("done")]
-    )
-    agent = Agent(
-        model,
-        ToolRegistry([WriteTool()]),
-        AgentOptions(cwd=tmp_path, path_aware=False),
-        writer=writer,
-        budget=ConcurrencyBudget(8),
-    )
-    await agent.run("go")
-    assert writer.overlapped == [] and writer.order == ["a", "b"]

@@ -17,7 +17,7 @@ from agent_fakes import (
 
 from ink_ls.agent.gate import GateBlock, GateRequest
 from ink_ls.agent.pipeline import CallResult
-from ink_ls.agent.scheduler import BatchEnv, run_batch, segments
+from ink_ls.agent.scheduler import BatchEnv, run_batch
 from ink_ls.core.messages import TextBlock, ToolCall
 from ink_ls.core.signal import NEVER, CancelController, CancelSignal
 from ink_ls.core.tool import ToolRegistry
@@ -217,13 +217,6 @@ async def test_a_serial_call_is_a_barrier_nothing_jumps() -> None:
     # D's tool_start comes only after the barrier: it belongs to a later chunk.
     trace = rec.trace()
     assert trace.index("tool_end:bash-C") < trace.index("tool_start:read-D")
-
-
-def test_segments_group_runs_of_safe_calls() -> None:
-    board = Board()
-    env = make_env(board, Recorder())
-    calls = [call(n, "x") for n in ("read", "grep", "bash", "read", "nope", "plain", "plain")]
-    assert segments(calls, env.tools) == [[0, 1], [2], [3, 4], [5], [6]]
 
 
 async def test_abort_mid_window_running_calls_settle_and_queued_ones_never_run() -> None:

@@ -48,8 +48,6 @@ def test_prompt_states_root_tools_and_which_calls_run_together(tmp_path: Path) -
         "interfere: a call that may touch anything (a command) runs alone"
     ) in prompt
     assert build_system_prompt(tmp_path, tools) == prompt  # deterministic
-    seed = build_system_prompt(tmp_path, tools, path_aware=False)
-    assert "Calls of bash and edit run one at a time, in the order you give them" in seed
 
 
 def test_prompt_without_tools(tmp_path: Path) -> None:

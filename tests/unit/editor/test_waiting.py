@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from ink_ls.agent.approval import ApprovalQuestion, Choice
+from ink_ls.agent.approval import ApprovalGate, ApprovalQuestion, Choice
 from ink_ls.agent.events import ToolRunningEvent, ToolSettledEvent
+from ink_ls.agent.writes import PolicyWriter
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
-from ink_ls.editor.writer import ApprovingWriter
+from ink_ls.editor.writer import EditorChanges
 from tests.fakes.events import started
 
 CWD = Path("/ws")
@@ -138,15 +139,9 @@ async def test_writer_reports_a_reviewed_edit_as_waiting(
     async def no_prompt(question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
         raise AssertionError("a reviewing client is not asked with a message")
 
-    writer = ApprovingWriter(
-        client,
-        REVIEWING,
-        docs,
-        tmp_path,
-        mode,  # type: ignore[arg-type]
-        no_prompt,
-        5.0,
-        watch=r,
+    writer = PolicyWriter(
+        ApprovalGate(mode, no_prompt, 5.0),  # type: ignore[arg-type]
+        EditorChanges(client, REVIEWING, docs, tmp_path, no_prompt, 5.0, watch=r),
     )
     await writer.write_text(
         path, "Bye\n", old_text="Hello\n", tool_name="edit", tool_call_id="c1", signal=NEVER

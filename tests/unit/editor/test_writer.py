@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from ink_ls.agent.approval import ApprovalQuestion, Choice
+from ink_ls.agent.approval import ApprovalGate, ApprovalQuestion, Choice
+from ink_ls.agent.writes import PolicyWriter
 from ink_ls.core.signal import NEVER, CancelController, CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
-from ink_ls.editor.writer import STALE, ApprovingWriter, change_summary
+from ink_ls.editor.writer import STALE, EditorChanges, change_summary
 from ink_ls.protocol import methods
 
 VSCODE = ClientFeatures(
@@ -67,20 +68,16 @@ def writer(
     asker: Asker | None = None,
     docs: OpenDocuments | None = None,
     timeout: float = 5.0,
-) -> ApprovingWriter:
-    return ApprovingWriter(
-        editor,
-        features,
-        docs or OpenDocuments(),
-        tmp_path,
-        mode,  # type: ignore[arg-type]
-        asker or Asker("allow_once"),
-        timeout,
-    )
+) -> PolicyWriter:
+    """The editor's writer as the turn builder makes it: the one policy, the editor's channel."""
+    prompter = asker or Asker("allow_once")
+    gate = ApprovalGate(mode, prompter, timeout)  # type: ignore[arg-type]
+    changes = EditorChanges(editor, features, docs or OpenDocuments(), tmp_path, prompter, timeout)
+    return PolicyWriter(gate, changes)
 
 
 async def write(
-    w: ApprovingWriter, path: Path, new: str, old: str | None, signal: CancelSignal = NEVER
+    w: PolicyWriter, path: Path, new: str, old: str | None, signal: CancelSignal = NEVER
 ) -> None:
     await w.write_text(
         path, new, old_text=old, tool_name="edit", tool_call_id="call_7", signal=signal

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ink_ls.agent.approval import ApprovalQuestion
+from ink_ls.agent.approval import ApprovalGate, ApprovalQuestion
 from ink_ls.agent.events import (
     MessageEndEvent,
     RunEndEvent,
@@ -19,11 +19,12 @@ from ink_ls.agent.events import (
     ToolRunningEvent,
     ToolSettledEvent,
 )
+from ink_ls.agent.writes import PolicyWriter
 from ink_ls.core.messages import AssistantMessage, TextBlock, Usage
 from ink_ls.core.signal import NEVER, CancelController, CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.run.jsonout import JsonPrinter
-from ink_ls.run.terminal import TerminalAsker, TerminalPrompter, TerminalWriter, parse_answer
+from ink_ls.run.terminal import TerminalAsker, TerminalChanges, TerminalPrompter, parse_answer
 from ink_ls.run.view import TerminalView
 from tests.fakes.events import started
 
@@ -144,7 +145,8 @@ async def test_the_writer_shows_the_diff_and_writes_only_when_approved(tmp_path:
     target = tmp_path / "src" / "app.py"
     target.parent.mkdir()
     target.write_text("a = 1\n")
-    writer = TerminalWriter(TerminalAsker(console, Typist("n\n", "a\n")), tmp_path)
+    asker = TerminalAsker(console, Typist("n\n", "a\n"))
+    writer = PolicyWriter(ApprovalGate("ask"), TerminalChanges(asker, tmp_path))
     with pytest.raises(ChangeRejectedError) as info:
         await writer.write_text(
             target, "a = 2\n", old_text="a = 1\n", tool_name="edit", tool_call_id="c1", signal=NEVER
@@ -157,12 +159,12 @@ async def test_the_writer_shows_the_diff_and_writes_only_when_approved(tmp_path:
         target, "a = 3\n", old_text="a = 1\n", tool_name="edit", tool_call_id="c2", signal=NEVER
     )
     assert target.read_text() == "a = 3\n"
-    # "always" holds for the rest of the run: no more questions
+    # "always" holds for the rest of the run: no more questions about that tool's changes
     await writer.write_text(
         tmp_path / "new.txt",
         "hi\n",
         old_text=None,
-        tool_name="write",
+        tool_name="edit",
         tool_call_id="c3",
         signal=NEVER,
     )

@@ -1,0 +1,113 @@
+"""The one write policy of every front end: whether a file change is refused, asked about or
+made, and what the user's answer means.
+
+A front end brings only its `ChangeChannel`: how it shows a change for approval (the editor's
+prompt or diff view, the terminal's diff, ACP's permission request) and how the change reaches
+the file (disk, `workspace/applyEdit`, the ACP client's fs). The mode, the "always" answers and
+the approval timeout are the session's `ApprovalGate`'s, shared with command approvals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ink_ls.agent.approval import ApprovalGate, Choice, WaitInterruptedError, wait_answer
+from ink_ls.core.signal import CancelSignal
+from ink_ls.core.tool import ChangeRejectedError, DiskWriter
+
+READONLY_REFUSAL = "approval mode is readonly: files are not changed"
+
+
+@dataclass(frozen=True)
+class ProposedChange:
+    """One file change a tool wants to make."""
+
+    path: Path
+    old_text: str | None
+    """The text the change was computed from (None: a new file, or not known)."""
+    new_text: str
+    tool_name: str
+    tool_call_id: str
+
+
+class ChangeChannel(Protocol):
+    """A front end's way to show a change and to make it."""
+
+    @property
+    def reviews_on_apply(self) -> bool:
+        """True when making the change is itself the user's review (an editor that shows
+        `applyEdit` as a diff to accept): the policy then asks nothing first."""
+        ...
+
+    async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
+        """Show the change and return the user's choice (None: the question was dismissed)."""
+        ...
+
+    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
+        """Make the change. `approved`: nobody is to be asked (mode `auto`); otherwise a
+        channel that `reviews_on_apply` asks now. Raises `ChangeRejectedError` when refused."""
+        ...
+
+
+class DiskChannel:
+    """Changes go straight to disk (the terminal without a question, tests, sub-agents)."""
+
+    reviews_on_apply = False
+
+    async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
+        return "allow_once"
+
+    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
+        await DiskWriter().write_text(
+            change.path,
+            change.new_text,
+            old_text=change.old_text,
+            tool_name=change.tool_name,
+            tool_call_id=change.tool_call_id,
+            signal=signal,
+        )
+
+
+class PolicyWriter:
+    """The `FileWriter` of every front end: the policy here, the showing and writing in
+    `channel`."""
+
+    def __init__(self, gate: ApprovalGate, channel: ChangeChannel) -> None:
+        self.gate = gate
+        self.channel = channel
+
+    async def write_text(
+        self,
+        path: Path,
+        new_text: str,
+        *,
+        old_text: str | None,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None:
+        gate = self.gate
+        if gate.mode == "readonly":
+            raise ChangeRejectedError("policy", READONLY_REFUSAL)
+        change = ProposedChange(path, old_text, new_text, tool_name, tool_call_id)
+        approved = gate.mode == "auto"
+        key = f"{tool_name}:change"
+        if not approved and not self.channel.reviews_on_apply and key not in gate.always_allowed:
+            await self._ask(change, key, signal)
+        await self.channel.apply(change, approved=approved, signal=signal)
+
+    async def _ask(self, change: ProposedChange, key: str, signal: CancelSignal) -> None:
+        try:
+            choice = await wait_answer(
+                self.channel.review(change, signal), timeout=self.gate.timeout, signal=signal
+            )
+        except WaitInterruptedError as exc:
+            raise ChangeRejectedError("user", exc.reason) from None
+        if choice == "allow_always":
+            self.gate.always_allowed.add(key)
+        elif choice == "reject":
+            raise ChangeRejectedError("user", "the user rejected this change")
+        elif choice is None:
+            raise ChangeRejectedError("user", "the approval prompt was dismissed")
