@@ -22,6 +22,16 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 MAX_DETAILS = 5 * 1024 * 1024
 """Bytes the details file may reach before it is moved to `ink-ls.log.1` and started again."""
 MAX_LINE = 2000
+TRACEBACK = "Traceback (most recent call last)"
+"""Some libraries (pygls) put a formatted traceback into the message text itself."""
+
+
+def _has_traceback(record: logging.LogRecord) -> bool:
+    return (
+        bool(record.exc_info or record.stack_info)
+        or TRACEBACK in str(record.msg)
+        or (TRACEBACK in record.getMessage())
+    )
 
 
 def details_path() -> Path:
@@ -37,14 +47,22 @@ class StderrFormatter(logging.Formatter):
         self.details = details
 
     def format(self, record: logging.LogRecord) -> str:
-        record.message = record.getMessage()
+        message = record.getMessage()
+        what = None
+        if TRACEBACK in message:  # keep the text before it and the exception's own line
+            message, _, trace = message.partition(TRACEBACK)
+            what = next((ln for ln in reversed(trace.splitlines()) if ln.strip()), "")
+        record.message = message.strip()
         record.asctime = self.formatTime(record, self.datefmt)
         line = clean_line(self.formatMessage(record))
         exc = record.exc_info[1] if record.exc_info else None
-        if exc is not None or record.stack_info:
-            what = f"{type(exc).__name__}: {clean_line(str(exc))}" if exc else "stack"
+        if exc is not None:
+            what = f"{type(exc).__name__}: {str(exc)}"
+        elif record.stack_info and what is None:
+            what = "stack"
+        if what is not None:
             where = f"; details in {self.details}" if self.details else ""
-            line += f" ({what[:300]}{where})"
+            line += f" ({clean_line(what.strip())[:300]}{where})"
         return line[:MAX_LINE]
 
 
@@ -58,7 +76,7 @@ class DetailsHandler(logging.Handler):
         self._write_lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return bool(record.exc_info or record.stack_info) and super().filter(record)
+        return _has_traceback(record) and bool(super().filter(record))
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

@@ -35,3 +35,19 @@ def test_a_traceback_becomes_one_line_naming_the_details_file(tmp_path: Path) ->
     handler.handle(_record("Failed to validate", exc=True))
     written = details.read_text()
     assert "Traceback (most recent call last)" in written and "ValueError: bad" in written
+
+
+def test_a_traceback_inside_the_message_text_is_cut_to_its_last_line(tmp_path: Path) -> None:
+    details = tmp_path / "ink-ls.log"
+    text = (
+        "Unable to deserialize message Traceback (most recent call last):\n"
+        "  File \"x.py\", line 1, in f\n    raise TypeError\nTypeError: missing 'params'\n"
+    )
+    record = logging.LogRecord("pygls", logging.ERROR, __file__, 1, "%s", (text,), None)
+    line = StderrFormatter(details).format(record)
+    assert line.endswith(
+        f"ERROR pygls: Unable to deserialize message (TypeError: missing 'params'; details in "
+        f"{details})"
+    )
+    DetailsHandler(details).handle(record)
+    assert 'File "x.py", line 1' in details.read_text()
