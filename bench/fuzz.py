@@ -99,6 +99,45 @@ def rpc_messages(methods: list[str]) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+SESSION = "<the session>"
+"""Replaced by the id of a real session (ACP), so prompts and mode changes reach a session."""
+PARAM_KEYS = [
+    "sessionId",
+    "cwd",
+    "prompt",
+    "modeId",
+    "protocolVersion",
+    "clientCapabilities",
+    "textDocument",
+    "contentChanges",
+    "uri",
+    "text",
+    "range",
+    "context",
+    "command",
+    "arguments",
+    "settings",
+    "id",
+    "compact",
+]
+_param_values = json_values | st.just(SESSION) | st.just([{"type": "text", "text": "hi"}])
+
+
+def requests(methods: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """Well-formed envelopes of real methods with random params: what reaches the handlers."""
+    params = st.dictionaries(st.sampled_from(PARAM_KEYS), _param_values, max_size=5)
+    return st.builds(
+        lambda method, p, msg_id: (
+            {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": p}
+            if msg_id is not None
+            else {"jsonrpc": "2.0", "method": method, "params": p}
+        ),
+        st.sampled_from(methods),
+        params | json_values,
+        st.integers(min_value=0, max_value=10**6) | st.none(),
+    )
+
+
 def _encode(value: Any) -> bytes:
     return json.dumps(value).encode()
 
@@ -109,7 +148,8 @@ def bodies(methods: list[str]) -> st.SearchStrategy[bytes]:
         st.binary(max_size=200),
         json_values.map(_encode),
         rpc_messages(methods).map(_encode),
-        rpc_messages(methods).map(_encode),
+        requests(methods).map(_encode),
+        requests(methods).map(_encode),
     )
 
 
@@ -158,6 +198,8 @@ class Target:
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
         self._probe = 0
+        self.session = ""
+        """A real session's id, where the front end has one to offer."""
 
     def _read(self) -> None:
         out = self.proc.stdout
@@ -304,6 +346,11 @@ def _lsp_start(target: Target, ws: Path) -> None:
 
 def _acp_start(target: Target, ws: Path) -> None:
     assert target.probe("initialize", {"protocolVersion": 1}), "the agent did not initialize"
+    body = {"jsonrpc": "2.0", "id": "new", "method": "session/new"}
+    target.send(target.message(_encode({**body, "params": {"cwd": str(ws), "mcpServers": []}})))
+    answer = target.wait_answer("new")
+    assert answer is not None and "result" in answer, answer
+    target.session = answer["result"]["sessionId"]
 
 
 SPECS = {
@@ -371,6 +418,7 @@ def fuzz(name: str, seconds: float, root: Path) -> Figures:
         if raw:
             target.send(body)
         else:
+            body = body.replace(_encode(SESSION)[1:-1], target.session.encode())
             body, fuzz_id = _unique_id(body, figures.inputs)
             target.send(target.message(body))
         ok = target.probe(*spec.probe)
