@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ink_ls.agent.events import AgentEvent, ToolEndEvent
+from ink_ls.agent.events import AgentEvent
 from ink_ls.agent.pipeline import CallResult
 
 
@@ -52,13 +52,4 @@ class Delivery:
             if r is None:
                 return
             self._delivered += 1
-            self._emit(
-                ToolEndEvent(
-                    tool_call_id=r.tool_call_id,
-                    tool_name=r.tool_name,
-                    content=r.content,
-                    is_error=r.is_error,
-                    display=r.display,
-                    duration_ms=r.duration_ms,
-                )
-            )
+            self._emit(r.end_event())

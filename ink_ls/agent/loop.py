@@ -25,7 +25,6 @@ from ink_ls.agent.events import (
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
-    ToolEndEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
@@ -445,14 +444,7 @@ class Agent:
         for call, r in zip(calls, results, strict=True):
             decoded = pipeline.decode_arguments(call.arguments)
             self._emit(pipeline.start_event(call, self.tools, decoded, self.options.cwd))
-            self._emit(
-                ToolEndEvent(
-                    tool_call_id=r.tool_call_id,
-                    tool_name=r.tool_name,
-                    content=r.content,
-                    is_error=r.is_error,
-                )
-            )
+            self._emit(r.end_event())
         self._append(ToolResultMessage(results=[r.entry() for r in results]))
 
     def _close_dangling(self, make: Callable[[ToolCall], CallResult]) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ink_ls.agent.events import ToolStartEvent
+from ink_ls.agent.events import ToolEndEvent, ToolStartEvent
 from ink_ls.agent.gate import Gate, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
 from ink_ls.core.signal import CancelledError, CancelSignal, race
@@ -58,6 +58,17 @@ class CallResult:
             tool_name=self.tool_name,
             content=self.content,
             is_error=self.is_error,
+        )
+
+    def end_event(self) -> ToolEndEvent:
+        """The `tool_end` that delivers this result (to the editor: with display and timing)."""
+        return ToolEndEvent(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            content=self.content,
+            is_error=self.is_error,
+            display=self.display,
+            duration_ms=self.duration_ms,
         )
 
 

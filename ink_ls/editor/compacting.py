@@ -37,9 +37,9 @@ class CompactingHost(Protocol):
     @property
     def settings(self) -> InkSettings: ...
 
-    async def progress_token(
-        self, given: str | int | None, session: LiveSession, turn_id: str
-    ) -> str | int | None: ...
+    async def reporter(
+        self, session: LiveSession, turn: Turn, given: str | int | None
+    ) -> TurnReporter: ...
 
     def front(
         self,
@@ -63,15 +63,7 @@ async def compact_session(
     turn = Turn(f"c{session.turns + 1}", CancelController(), request_id)
     session.turn = turn
     try:
-        turn.token = await host.progress_token(params.work_done_token, session, turn.turn_id)
-        reporter = TurnReporter(
-            host.client,
-            session_id=session.session_id,
-            turn_id=turn.turn_id,
-            cwd=host.cwd,
-            progress_token=turn.token,
-            session_usage=session.usage,
-        )
+        reporter = await host.reporter(session, turn, params.work_done_token)
         reporter.progress(
             {
                 "kind": "begin",

@@ -249,6 +249,20 @@ class Host:
             return None
         return token
 
+    async def reporter(
+        self, session: LiveSession, turn: Turn, given: str | int | None
+    ) -> TurnReporter:
+        """Where a turn of `session` reports (updates, and progress under its token)."""
+        turn.token = await self.progress_token(given, session, turn.turn_id)
+        return TurnReporter(
+            self.client,
+            session_id=session.session_id,
+            turn_id=turn.turn_id,
+            cwd=self.cwd,
+            progress_token=turn.token,
+            session_usage=session.usage,
+        )
+
     async def prompt(
         self, params: SessionPromptParams, *, request_id: object | None = None
     ) -> SessionPromptResult:
@@ -275,15 +289,7 @@ class Host:
         self, session: LiveSession, turn: Turn, params: SessionPromptParams
     ) -> SessionPromptResult:
         settings = self.settings
-        turn.token = await self.progress_token(params.work_done_token, session, turn.turn_id)
-        reporter = TurnReporter(
-            self.client,
-            session_id=session.session_id,
-            turn_id=turn.turn_id,
-            cwd=self.cwd,
-            progress_token=turn.token,
-            session_usage=session.usage,
-        )
+        reporter = await self.reporter(session, turn, params.work_done_token)
         reporter.begin(params.prompt)
         stop: WireStopReason
         text, error = "", None
