@@ -165,6 +165,8 @@ class Figures:
     """Probes lost to raw junk that swallowed their header (a second probe was answered)."""
     errors: Counter[int] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
+    internal: list[str] = field(default_factory=list)
+    """Inputs answered with -32603 (internal error), with the error."""
 
     def line(self, name: str, seconds: float) -> str:
         codes = ", ".join(f"{code}: {n}" for code, n in sorted(self.errors.items()))
@@ -431,6 +433,8 @@ def fuzz(name: str, seconds: float, root: Path) -> Figures:
             error = answer.get("error")
             if isinstance(error, dict) and isinstance(error.get("code"), int):
                 figures.errors[error["code"]] += 1
+                if error["code"] == -32603:  # a server bug, not the client's: keep the input
+                    figures.internal.append(f"{body[:300]!r} → {str(error)[:200]}")
         target.received.clear()
         if not target.alive():
             figures.crashes += 1
@@ -467,6 +471,8 @@ def main() -> int:
             print(figures.line(name, time.monotonic() - began), flush=True)
             for problem in figures.problems[:10]:
                 print(f"  {problem}")
+            for internal in figures.internal[:10]:
+                print(f"  internal error: {internal}")
             failed = failed or bool(figures.crashes or figures.unanswered or figures.tracebacks)
     return 1 if failed else 0
 
