@@ -75,14 +75,14 @@ async def startup(servers: dict[str, Any], root: Path, rounds: int) -> None:
     for _ in range(rounds):
         hub = _hub(servers, root)
         began = time.perf_counter()
-        await hub.start(mode="auto")
+        await hub.start()
         parallel.append(time.perf_counter() - began)
         assert all(s.state == "connected" for s in hub.status()), hub.status()
         await hub.close()
         began = time.perf_counter()
         for name, entry in servers.items():
             one = _hub({name: entry}, root)
-            await one.start(mode="auto")
+            await one.start()
             await one.close()
         serial.append(time.perf_counter() - began)
     p, s = statistics.median(parallel), statistics.median(serial)
@@ -94,7 +94,7 @@ async def startup(servers: dict[str, Any], root: Path, rounds: int) -> None:
 async def overhead(servers: dict[str, Any], root: Path, calls: int) -> None:
     name = "everything" if "everything" in servers else "hostile"
     hub = _hub({name: servers[name]}, root)
-    await hub.start(mode="auto")
+    await hub.start()
     try:
         conn = hub.servers[name]
         session = conn._session  # the bench compares against the SDK on our own connection

@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="serve the Agent Client Protocol on stdio (Zed, JetBrains, …)",
     )
+    parser.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="with --acp: trust the sessions' workspaces (their .mcp.json, project settings) "
+        "without asking",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
     _logging_options(parser, suppress=False)
@@ -137,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.acp:
         from ink_ls.acp.main import run_acp
 
-        return run_acp()
+        return run_acp(trust_workspace=args.trust_workspace)
     from ink_ls.server import run_server
 
     run_server("tcp" if args.tcp else "stdio", args.host, args.port)

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_current_mode
@@ -37,16 +37,18 @@ from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
-from ink_ls.acp.plan import PlanTool
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import OUTCOMES, AgentEvent
 from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.plan_mode import PlanApproval, run_turn
+from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.messages import UserMessage
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskFiles
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
@@ -63,7 +65,13 @@ MODES = [
         name="Read only",
         description="Reads and searches only; changes and commands are refused",
     ),
+    SessionMode(
+        id="plan",
+        name="Plan",
+        description="Reads only, then shows a plan to approve; it goes on in Ask or Auto",
+    ),
 ]
+MODE_IDS = tuple(m.id for m in MODES)
 
 
 @dataclass
@@ -78,6 +86,8 @@ class AcpSession:
     """The client's MCP servers, as given (`session/new`, `session/load`)."""
     hub: McpHub | None = None
     """Those servers with the user's and the workspace's (the turn builder starts them)."""
+    trust: WorkspaceTrust | None = None
+    """The trust decision of the session's workspace (shared by the connection's sessions)."""
     conversation: StoredConversation | None = None
     turn: CancelController | None = None
 
@@ -105,7 +115,10 @@ class InkAcpAgent:
         store: SessionStore | None = None,
         settings: Callable[[], ModelSettings] = ModelSettings.from_env,
         mode: ApprovalMode = "ask",
+        trust_workspace: bool | None = None,
     ) -> None:
+        self._trust_workspace = trust_workspace
+        self._trusts: dict[Path, WorkspaceTrust] = {}
         self._factory = factory
         self._builder = TurnBuilder(factory)
         self._store = store if store is not None else SessionStore()
@@ -149,9 +162,12 @@ class InkAcpAgent:
             agent_info=Implementation(name="ink-ls", title="Ink", version=__version__),
         )
 
-    def _open(self, stored: Session, cwd: Path, mcp_servers: list[Any] | None) -> AcpSession:
+    def _open(
+        self, stored: Session, cwd: Path, mcp_servers: list[Any] | None, meta: Any = None
+    ) -> AcpSession:
         # titles and kinds of replayed calls come from the tools themselves
-        tools = self._factory.tools(cwd, ModelSettings(), [PlanTool()])
+        tools = self._factory.tools(cwd, ModelSettings())
+        trust = self._trust(cwd, meta)
         session = AcpSession(
             stored=stored,
             cwd=cwd,
@@ -159,15 +175,33 @@ class InkAcpAgent:
             mapper=UpdateMapper(cwd, describer(tools, cwd)),
             mcp_servers=list(mcp_servers or []),
             conversation=StoredConversation.of(stored),
-            hub=McpHub.for_workspace(
-                cwd, acp_servers(mcp_servers), secret_env=ModelSettings().secret_env_names()
-            ),
+            hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers), secret_env=self._secret_env()),
+            trust=trust,
         )
         old = self._sessions.get(stored.id)
         if old is not None and old.hub is not None:
             self._closing.append(old.hub)
         self._sessions[stored.id] = session
         return session
+
+    def _secret_env(self) -> tuple[str, ...]:
+        try:
+            return self._settings().secret_env_names()
+        except ConfigError:
+            return ModelSettings().secret_env_names()
+
+    def _trust(self, cwd: Path, meta: Any) -> WorkspaceTrust:
+        """The connection's trust of `cwd`; `_meta.ink.trustWorkspace` (true/false) of
+        `session/new` / `session/load` states it, else `--trust-workspace`, else the turn
+        builder asks (`session/request_permission`) before the first prompt runs."""
+        trust = self._trusts.get(cwd)
+        if trust is None:
+            trust = workspace_trust(cwd, explicit=self._trust_workspace, interactive=True)
+            self._trusts[cwd] = trust
+        stated = meta.get("trustWorkspace") if isinstance(meta, dict) else None
+        if isinstance(stated, bool):
+            trust.explicit = stated
+        return trust
 
     async def _stop_replaced(self) -> None:
         """Stop the servers of sessions replaced by `session/load`."""
@@ -184,7 +218,7 @@ class InkAcpAgent:
             raise RequestError.internal_error(
                 {"message": f"cannot create a session: {exc}"}
             ) from None
-        self._open(stored, root, mcp_servers)
+        self._open(stored, root, mcp_servers, kwargs.get("ink"))
         await self._stop_replaced()
         return NewSessionResponse(session_id=stored.id, modes=_mode_state(self._mode))
 
@@ -203,7 +237,7 @@ class InkAcpAgent:
             raise RequestError.resource_not_found(session_id) from None
         except (SessionError, ValueError, OSError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
-        session = self._open(stored, root, mcp_servers)
+        session = self._open(stored, root, mcp_servers, kwargs.get("ink"))
         await self._stop_replaced()
         assert session.conversation is not None
         for update in session.mapper.replay(session.conversation.messages):
@@ -223,9 +257,9 @@ class InkAcpAgent:
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         session = self._session(session_id)
-        if mode_id not in ("ask", "auto", "readonly"):
+        if mode_id not in MODE_IDS:
             raise RequestError.invalid_params(
-                {"message": f"unknown mode {mode_id!r}; the modes are ask, auto, readonly"}
+                {"message": f"unknown mode {mode_id!r}; the modes are {', '.join(MODE_IDS)}"}
             )
         session.gate.mode = mode_id  # type: ignore[assignment]
         self.outbox.post(session_id, update_current_mode(mode_id))
@@ -258,8 +292,17 @@ class InkAcpAgent:
                 settings=settings,
                 cwd=session.cwd,
                 signal=controller.signal,
+                session_id=session.stored.id,
             ) as prepared:
-                result = await prepared.agent.run(message, controller.signal)
+                for notice in prepared.notices:  # no place to show them over ACP: the log
+                    log.warning("%s", notice)
+                result = await run_turn(
+                    prepared.agent,
+                    session.gate,
+                    message,
+                    controller.signal,
+                    self._plan_approval(session),
+                )
         finally:
             session.turn = None
             await self.outbox.flush()
@@ -275,6 +318,19 @@ class InkAcpAgent:
                 cached_read_tokens=usage.cache_read_tokens or None,
             ),
         )
+
+    def _plan_approval(self, session: AcpSession) -> PlanApproval:
+        """The plan as a permission request: Approve and continue in Ask / Auto switches the
+        session's mode (the client is told: `current_mode_update`)."""
+        sid = session.stored.id
+
+        async def approve(plan: str) -> Literal["ask", "auto"] | None:
+            mode = await Permissions(self._client, self.outbox, sid).plan(plan)
+            if mode is not None:
+                self.outbox.post(sid, update_current_mode(mode))
+            return mode
+
+        return approve
 
     def _front(self, session: AcpSession) -> FrontEnd:
         sid = session.stored.id
@@ -294,13 +350,14 @@ class InkAcpAgent:
                 permissions.change,
                 client if fs is not None and fs.write_text_file else None,
                 sid,
+                session.cwd,
             ),
             files=(
                 ClientFiles(client, sid) if fs is not None and fs.read_text_file else DiskFiles()
             ),
             on_event=on_event,
             mcp=session.hub,
-            extra_tools=(PlanTool(),),
+            trust=session.trust,
         )
 
     async def close(self) -> None:

@@ -15,7 +15,7 @@ from acp.schema import ReadTextFileResponse, WriteTextFileResponse
 
 from ink_ls.agent.approval import Choice
 from ink_ls.agent.writes import ProposedChange
-from ink_ls.core.fileio import atomic_write_text
+from ink_ls.core.fileio import write_in_workspace
 from ink_ls.core.signal import CancelSignal
 
 log = logging.getLogger(__name__)
@@ -75,11 +75,12 @@ AskChange = Callable[[Path, str | None, str, str, str], Awaitable[Choice | None]
 class ClientChanges:
     """The ACP `ChangeChannel`: a change is asked about with `session/request_permission`
     (the diff shown) and written with the client's `fs/write_text_file` when it offers it,
-    else by the one atomic, link-safe writer (`core.fileio`)."""
+    else by the one atomic, link-safe writer (`core.fileio`), kept inside the workspace."""
 
     reviews_on_apply = False
 
-    def __init__(self, ask: AskChange, client: FsClient | None, session_id: str) -> None:
+    def __init__(self, ask: AskChange, client: FsClient | None, session_id: str, cwd: Path) -> None:
+        self._cwd = cwd
         self._ask = ask
         self._client = client
         self._session_id = session_id
@@ -92,7 +93,7 @@ class ClientChanges:
     async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
         signal.raise_if_cancelled()
         if self._client is None:
-            atomic_write_text(change.path, change.new_text)
+            write_in_workspace(change.path, change.new_text, self._cwd)
             return
         try:
             await self._client.write_text_file(self._session_id, str(change.path), change.new_text)

@@ -16,8 +16,8 @@ from ink_ls.agent.factory import AgentFactory
 log = logging.getLogger(__name__)
 
 
-async def _serve() -> None:
-    agent = InkAcpAgent(AgentFactory())
+async def _serve(trust_workspace: bool | None) -> None:
+    agent = InkAcpAgent(AgentFactory(), trust_workspace=trust_workspace)
     reader, writer = await stdio_streams(limit=MAX_LINE)
     try:
         # the SDK routes only the methods an agent has; the unstable ones are left out.
@@ -27,10 +27,11 @@ async def _serve() -> None:
         await agent.close()
 
 
-def run_acp() -> int:
-    """Run until the client closes stdin; returns the exit status."""
+def run_acp(*, trust_workspace: bool = False) -> int:
+    """Run until the client closes stdin; returns the exit status. `trust_workspace`: the
+    sessions' workspaces are trusted without asking (`--trust-workspace`)."""
     try:
-        asyncio.run(_serve())
+        asyncio.run(_serve(True if trust_workspace else None))
     except KeyboardInterrupt:
         return 130
     return 0

@@ -1,7 +1,7 @@
 """Agent events and stored history as ACP `session/update`s: message chunks, tool calls (kind,
 title, locations, diff or output content), and the plan.
 
-Pure mapping: it sends nothing. The `plan` tool's calls become `plan` updates, not tool calls.
+Pure mapping: it sends nothing. `todo_write` calls become `plan` updates, not tool calls.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from acp import (
     tool_content,
     tool_diff_content,
     update_agent_message_text,
+    update_agent_thought_text,
     update_plan,
     update_tool_call,
     update_user_message,
@@ -26,13 +27,14 @@ from acp import (
 from acp.helpers import SessionUpdate, ToolCallContentVariant
 from acp.schema import ToolCallLocation
 
-from ink_ls.acp.plan import PLAN_TOOL, PlanParams
 from ink_ls.agent.events import (
     AgentEvent,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ToolEndEvent,
     ToolRunningEvent,
     ToolStartEvent,
+    WarningEvent,
 )
 from ink_ls.core.messages import (
     AssistantMessage,
@@ -45,6 +47,7 @@ from ink_ls.core.messages import (
     text_of,
 )
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, Display, ToolKind, ToolRegistry
+from ink_ls.tools.todo import TODO_TOOL, todos_of
 
 Describe = Callable[[str, dict[str, Any] | None], tuple[str, ToolKind]]
 """(tool name, arguments) → the call's title and kind, as its tool states them."""
@@ -101,14 +104,11 @@ def result_content(
 
 
 def plan_update(args: dict[str, Any] | None) -> SessionUpdate | None:
-    """The `plan` update for a `plan` call's arguments (None when they do not validate)."""
-    try:
-        params = PlanParams.model_validate(args or {})
-    except ValueError:
+    """The `plan` update for a `todo_write` call's arguments (None when they do not validate)."""
+    items = todos_of(args)
+    if items is None:
         return None
-    return update_plan(
-        plan_entry(e.content, priority=e.priority, status=e.status) for e in params.entries
-    )
+    return update_plan(plan_entry(i.content, priority="medium", status=i.status) for i in items)
 
 
 class UpdateMapper:
@@ -124,6 +124,12 @@ class UpdateMapper:
             if event.parent_tool_call_id is not None or not event.text:
                 return []  # a sub-agent's text is not the answer
             return [update_agent_message_text(event.text)]
+        if isinstance(event, ThinkingDeltaEvent):
+            if event.parent_tool_call_id is not None or not event.text:
+                return []
+            return [update_agent_thought_text(event.text)]
+        if isinstance(event, WarningEvent):  # ACP has no warning update: the user reads it
+            return [update_agent_message_text(f"\n\n> ⚠ {event.message}\n\n")]
         if isinstance(event, ToolStartEvent):
             return self._start(
                 event.tool_call_id,
@@ -154,7 +160,7 @@ class UpdateMapper:
         args: dict[str, Any] | None,
         described: tuple[str, ToolKind] | None = None,
     ) -> list[SessionUpdate]:
-        if name == PLAN_TOOL:
+        if name == TODO_TOOL:
             plan = plan_update(args)
             if plan is not None:
                 self._plans.add(call_id)
@@ -185,6 +191,8 @@ class UpdateMapper:
                         )
                     )
             elif isinstance(message, AssistantMessage):
+                if message.thinking:
+                    out.append(update_agent_thought_text(message.thinking))
                 if message.text:
                     out.append(update_agent_message_text(message.text))
                 for call in message.tool_calls:

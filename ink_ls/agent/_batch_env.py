@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ink_ls.agent._subagent import SubagentRunners
 from ink_ls.agent.budget import ConcurrencyBudget
@@ -12,6 +13,9 @@ from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.gate import Gate, allow_all
 from ink_ls.core.clock import SYSTEM_CLOCK, Clock
 from ink_ls.core.tool import DiskFiles, DiskWriter, FileView, FileWriter, ToolRegistry
+
+if TYPE_CHECKING:
+    from ink_ls.hooks.engine import Hooks
 
 DEFAULT_WINDOW = 5
 DEFAULT_GRACE_SECONDS = 10.0
@@ -34,3 +38,5 @@ class BatchEnv:
     """Times calls and the grace deadline (tests move a `ManualClock` by hand)."""
     budget: ConcurrencyBudget | None = None
     """The process-wide budget; None means only the per-chunk window limits concurrency."""
+    hooks: Hooks | None = None
+    """The session's hooks (PreToolUse, PostToolUse), if any."""

@@ -32,12 +32,15 @@ from ink_ls.agent.events import (
     AgentEvent,
     CompactionEvent,
     EventSink,
+    HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     UsageEvent,
+    WarningEvent,
 )
 from ink_ls.agent.gate import Gate, GateBlock, GateRequest, passes_unasked
 from ink_ls.core.messages import Usage
@@ -197,13 +200,23 @@ class _Forwarder:
     def __call__(self, event: AgentEvent) -> None:
         if self.closed or (self._owner is not None and self._owner.cancelling()):
             return
-        if isinstance(event, RunEndEvent | UsageEvent | CompactionEvent | InstructionsEvent):
+        if isinstance(
+            event, RunEndEvent | UsageEvent | CompactionEvent | InstructionsEvent | WarningEvent
+        ):
             return  # a child has no task of its own; its context stays inside it
         tagged: AgentEvent
         if isinstance(event, MessageEndEvent):
             tagged = UsageEvent(usage=event.message.usage, parent_tool_call_id=self._call_id)
-        elif isinstance(event, TextDeltaEvent):
+        elif isinstance(event, TextDeltaEvent | ThinkingDeltaEvent):
             tagged = event.model_copy(update={"parent_tool_call_id": self._call_id})
+        elif isinstance(event, HookRunEvent):
+            own = event.tool_call_id
+            tagged = event.model_copy(
+                update={
+                    "tool_call_id": child_call_id(self._call_id, own) if own else None,
+                    "parent_tool_call_id": self._call_id,
+                }
+            )
         else:
             tagged = event.model_copy(
                 update={

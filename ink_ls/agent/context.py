@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from ink_ls.agent.compaction import (
     CompactReason,
     compacted_view,
 )
-from ink_ls.agent.events import AgentEvent, CompactionEvent, InstructionsEvent
+from ink_ls.agent.events import AgentEvent, CompactionEvent, InstructionsEvent, WarningEvent
 from ink_ls.agent.instructions import InstructionFile, ProjectInstructions
 from ink_ls.agent.tokens import context_tokens, estimate_fixed
 from ink_ls.core.messages import AssistantMessage, Message, ToolCall
@@ -39,6 +39,10 @@ _LIMIT = re.compile(
 )
 
 CompactionSink = Callable[[Compaction], None]
+
+
+BeforeCompact = Callable[[str, CancelSignal], Awaitable[None]]
+"""Runs before a compaction (its reason: threshold, overflow, manual), e.g. PreCompact hooks."""
 
 
 def ignore_compaction(compaction: Compaction) -> None:
@@ -62,6 +66,19 @@ def touched_paths(calls: Iterable[ToolCall], tools: ToolRegistry, cwd: Path) -> 
     return out
 
 
+def too_small(tokens: int, window: int, source: str | None) -> str:
+    """What the user reads when the prompt is larger than the window the server runs."""
+    where = f", {source}" if source else ""
+    return (
+        f"the prompt (about {tokens:,} tokens) is larger than the model's context window "
+        f"({window:,} tokens{where}): the server will cut its start, the system prompt and "
+        "tool descriptions first. Raise the window: set INK_CONTEXT_WINDOW (in the editor "
+        "ink.model.contextWindow), e.g. 32768 — ink-ls sends it to Ollama as num_ctx; start "
+        "llama-server with a larger --ctx-size, vLLM with a larger --max-model-len, or load "
+        "the model in LM Studio with a larger context length"
+    )
+
+
 class ConversationContext:
     """Window, token count, compaction and instructions of one agent."""
 
@@ -71,11 +88,17 @@ class ConversationContext:
         *,
         window: int | None,
         threshold: float,
+        source: str | None = None,
         emit: Callable[[AgentEvent], None],
         on_compaction: CompactionSink = ignore_compaction,
         instructions: ProjectInstructions | None = None,
+        before_compact: BeforeCompact | None = None,
     ) -> None:
         self.window = window
+        self.source = source
+        """Where the window figure came from, when known."""
+        self._warned = False
+        self.before_compact = before_compact
         self.compactor = Compactor(model, window, threshold) if window else None
         self._emit = emit
         self.on_compaction = on_compaction
@@ -129,12 +152,16 @@ class ConversationContext:
         if self.compactor is None:
             return
         tokens = self.tokens(history, system, schemas)
-        if not self.compactor.over(tokens):
-            return
-        try:
-            await self.compact(history, system, schemas, signal, "threshold", tokens)
-        except CompactionError as exc:
-            log.warning("%s", exc)
+        if self.compactor.over(tokens):
+            try:
+                await self.compact(history, system, schemas, signal, "threshold", tokens)
+            except CompactionError as exc:
+                log.warning("%s", exc)
+            tokens = self.tokens(history, system, schemas)
+        known = self.source not in (None, "default")  # a guess is no reason to alarm anyone
+        if known and self.window is not None and tokens > self.window and not self._warned:
+            self._warned = True  # once: the user knows, the fix is theirs
+            self._emit(WarningEvent(message=too_small(tokens, self.window, self.source)))
 
     async def overflow(
         self,
@@ -176,6 +203,8 @@ class ConversationContext:
         if self.compactor is None:
             raise CompactionError("the context window is unknown; nothing to compact against")
         before = tokens if tokens is not None else self.tokens(history, system, schemas)
+        if self.before_compact is not None:  # PreCompact hooks: reported, never blocking
+            await self.before_compact(reason, signal)
         self._emit(
             CompactionEvent(
                 phase="start", reason=reason, tokens_before=before, context_window=self.window

@@ -116,6 +116,25 @@ class TextDeltaEvent(BaseModel):
     """Set on events forwarded from a `task` sub-agent: the id of that task call."""
 
 
+class ThinkingDeltaEvent(BaseModel):
+    """A piece of the model's visible reasoning (DeepSeek `reasoning_content`, vLLM/OpenRouter
+    `reasoning`, Anthropic thinking): shown to the user, never part of the answer."""
+
+    model_config = ConfigDict(defer_build=True)
+    type: Literal["thinking_delta"] = "thinking_delta"
+    text: str
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
+
+
+class WarningEvent(BaseModel):
+    """Something the user must know that does not stop the run, with what to do about it
+    (e.g. the server runs the model with a window smaller than the prompt)."""
+
+    type: Literal["warning"] = "warning"
+    message: str
+
+
 class MessageEndEvent(BaseModel):
     """An assistant message is complete and entered history."""
 
@@ -127,6 +146,8 @@ class MessageEndEvent(BaseModel):
     """Tokens the conversation holds after this reply (reported input + output), when known."""
     context_window: int | None = None
     """The model's context window, when the agent knows it."""
+    context_window_source: str | None = None
+    """Where the window figure came from (`Ollama runtime`, `configured`, `default`, …)."""
 
 
 class CompactionEvent(BaseModel):
@@ -154,6 +175,24 @@ class InstructionsEvent(BaseModel):
     """The files loaded just now, absolute, farther directories first."""
     truncated: bool = False
     """True when the 32 KiB cap cut what these files added."""
+
+
+class HookRunEvent(BaseModel):
+    """A hook of the user's settings started (`phase` start) or ended, with its outcome."""
+
+    type: Literal["hook"] = "hook"
+    phase: Literal["start", "end"]
+    event: str
+    """The hook event: PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, …"""
+    command: str
+    tool_call_id: str | None = None
+    """The call a tool hook runs for."""
+    parent_tool_call_id: str | None = None
+    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
+    outcome: Literal["ok", "blocked", "failed", "timeout", "cancelled"] | None = None
+    message: str = ""
+    """How it ended, one line (phase end)."""
+    duration_ms: float | None = None
 
 
 class UsageEvent(BaseModel):
@@ -184,10 +223,13 @@ AgentEvent = Annotated[
     | ToolSettledEvent
     | ToolEndEvent
     | TextDeltaEvent
+    | ThinkingDeltaEvent
     | MessageEndEvent
     | CompactionEvent
     | InstructionsEvent
+    | HookRunEvent
     | UsageEvent
+    | WarningEvent
     | RunEndEvent,
     Field(discriminator="type"),
 ]

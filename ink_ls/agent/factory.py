@@ -30,16 +30,18 @@ from ink_ls.core.tool import (
     ToolRegistry,
     ToolSource,
 )
-from ink_ls.model.base import Model
+from ink_ls.model.base import ContextWindow, Model
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
+    from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.sandbox import SandboxSettings
 
 ModelFactory = Callable[[ModelSettings], Model]
 ToolsFactory = Callable[[Path, tuple[str, ...]], list[AnyTool]]
 """(workspace root, environment variables commands must not inherit) → the built-in tools."""
 PromptFactory = Callable[[Path, ToolRegistry], str]
-WindowLookup = Callable[[ModelSettings], Awaitable[int]]
+WindowLookup = Callable[[ModelSettings], Awaitable[ContextWindow]]
 """The model's context window for settings (the setting, the endpoint's figure, a default)."""
 
 
@@ -48,9 +50,9 @@ def _ignore_message(message: Message) -> None:
 
 
 def _openai_client(settings: ModelSettings) -> Model:
-    from ink_ls.model.client import OpenAIClient  # httpx is imported only when a model is used
+    from ink_ls.model.providers import make_client  # httpx loads only when a model is used
 
-    return OpenAIClient(settings)
+    return make_client(settings)  # the provider the settings name
 
 
 def _builtin_tools(cwd: Path, secret_env: tuple[str, ...]) -> list[AnyTool]:
@@ -59,10 +61,10 @@ def _builtin_tools(cwd: Path, secret_env: tuple[str, ...]) -> list[AnyTool]:
     return builtin_tools(secret_env=secret_env)
 
 
-async def _resolve_window(settings: ModelSettings) -> int:
-    from ink_ls.model.window import resolve_context_window
+async def _resolve_window(settings: ModelSettings) -> ContextWindow:
+    from ink_ls.model.window import detect_window
 
-    return await resolve_context_window(settings)
+    return await detect_window(settings)
 
 
 def _same_tools(tools: ToolRegistry) -> ToolRegistry:
@@ -86,6 +88,10 @@ class AgentParts:
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the tools (e.g. edits that report the editor's
     diagnostics, and a `diagnostics` tool)."""
+    hooks: Hooks | None = None
+    """The session's hooks of the settings files, if any."""
+    sandbox: SandboxSettings | None = None
+    """The command sandbox of the settings files (`bash` runs in it when enabled)."""
 
 
 class AgentFactory:
@@ -104,7 +110,7 @@ class AgentFactory:
     ) -> None:
         self._make_model = make_model
         self._resolve_window = resolve_window
-        self._windows: dict[ModelSettings, int] = {}
+        self._windows: dict[ModelSettings, ContextWindow] = {}
         self._make_tools = make_tools
         self._system_prompt = system_prompt
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
@@ -130,7 +136,15 @@ class AgentFactory:
         return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra], sources)
 
     async def window(self, settings: ModelSettings) -> int:
-        """The context window for `settings`, looked up once per settings."""
+        """The context window for `settings` in tokens, looked up once per settings."""
+        return (await self.window_info(settings)).tokens
+
+    def _window_source(self, settings: ModelSettings, tokens: int | None) -> str | None:
+        known = self._windows.get(settings)
+        return known.source if known is not None and known.tokens == tokens else None
+
+    async def window_info(self, settings: ModelSettings) -> ContextWindow:
+        """The context window for `settings` and where it came from (looked up once)."""
         window = self._windows.get(settings)
         if window is None:
             window = self._windows[settings] = await self._resolve_window(settings)
@@ -191,6 +205,12 @@ class AgentFactory:
         settings, cwd = parts.settings, parts.cwd
         # the front end adapts our own tools; a source's tools join as the source gives them
         own = parts.adapt_tools(self.tools(cwd, settings, extra_tools))
+        if parts.sandbox is not None and parts.sandbox.enabled:
+            from ink_ls.tools.bash import BashTool
+
+            for tool in own:
+                if isinstance(tool, BashTool):
+                    tool.use_sandbox(parts.sandbox)
         tools = ToolRegistry(list(own), tool_sources) if tool_sources else own
         options = AgentOptions(
             cwd=cwd,
@@ -198,6 +218,7 @@ class AgentFactory:
             max_turns=max_turns if max_turns is not None else self.max_turns,
             grace_seconds=self.grace_seconds,
             context_window=context_window,
+            window_source=self._window_source(settings, context_window),
             compact_threshold=settings.compact_threshold,
         )
         return Agent(
@@ -213,4 +234,5 @@ class AgentFactory:
             budget=self.budget,
             on_compaction=parts.on_compaction,
             instructions=instructions,
+            hooks=parts.hooks,
         )

@@ -23,6 +23,8 @@ class GateRequest:
     tool_call_id: str
     args: ToolParams
     cwd: Path
+    ask: str | None = None
+    """Set when a hook asks that the user approve this call (its reason): the gate asks."""
 
 
 @dataclass(frozen=True)

@@ -5,15 +5,20 @@ The root's file is loaded at the start; a subdirectory's when the agent first to
 under it. They reach the model in the system prompt, farther directories first, so nearer
 files add to (and may refine) farther ones. All of them together are capped at
 `INSTRUCTIONS_CAP` bytes; a file cut (or left out) by the cap says so and names itself, so the
-model can read the rest. Paths outside the workspace root never pull instructions in.
+model can read the rest. Paths outside the workspace root never pull instructions in, and an
+instruction file that is a link out of the workspace, or not a regular file, is not read (a
+warning in the log names it): a cloned repository cannot send the user's files to the model.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from ink_ls.core.fileio import NotReadError, read_workspace_file
 
 log = logging.getLogger(__name__)
 
@@ -74,20 +79,22 @@ class ProjectInstructions:
         self._seen.add(directory)
         for name in FILE_NAMES:
             candidate = directory / name
-            if candidate.is_file():
-                return [self._add(candidate)]
+            if os.path.lexists(candidate):
+                item = self._add(candidate)
+                return [item] if item is not None else []
         return []
 
-    def _add(self, path: Path) -> InstructionFile:
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            log.warning("cannot read %s: %s", path, exc)
-            raw = b""
+    def _add(self, path: Path) -> InstructionFile | None:
         left = max(self.cap - self._used, 0)
-        truncated = len(raw) > left
-        body = raw[:left].decode("utf-8", "ignore")
-        self._used += min(len(raw), left)
+        try:
+            raw, size = read_workspace_file(path, self.root, limit=left)
+        except OSError as exc:
+            reason = exc.strerror if isinstance(exc, NotReadError) else f"cannot read it: {exc}"
+            log.warning("project instructions: %s was not read: %s", self._shown(path), reason)
+            return None
+        truncated = size > left
+        body = raw.decode("utf-8", "ignore")
+        self._used += len(raw)
         shown = self._shown(path)
         if truncated:
             body = body.rstrip() + (

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ink_ls.agent import pipeline
 from ink_ls.agent._subagent import make_subagent_runner
@@ -25,9 +26,11 @@ from ink_ls.agent.events import (
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ignore_events,
 )
 from ink_ls.agent.gate import Gate, allow_all
+from ink_ls.agent.hooking import hook_event, stop_feedback, submit
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.pipeline import CallResult
 from ink_ls.agent.scheduler import Batch, BatchEnv
@@ -48,9 +51,13 @@ from ink_ls.model.base import (
     ModelRequest,
     ReplyDone,
     TextDelta,
+    ThinkingDelta,
     ToolCallReady,
 )
 from ink_ls.model.errors import ModelContextLengthError
+
+if TYPE_CHECKING:
+    from ink_ls.hooks.engine import Hooks
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +73,8 @@ class AgentOptions:
     """At most this many concurrency-safe calls of one chunk run at once (a sliding window)."""
     context_window: int | None = None
     """The model's window in tokens; None turns compaction off (token counts still flow)."""
+    window_source: str | None = None
+    """Where the window figure came from (`Ollama runtime`, `configured`, …), for people."""
     compact_threshold: float = 0.8
     """Compact before a request would fill this share of the window."""
 
@@ -121,8 +130,12 @@ class Agent:
         budget: ConcurrencyBudget | None = None,
         on_compaction: CompactionSink = ignore_compaction,
         instructions: ProjectInstructions | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         self.model = model
+        self.hooks = hooks
+        if hooks is not None:  # each hook run is reported as an event of this agent
+            hooks.report = lambda report: self._emit(hook_event(report))
         self.tools = tools
         self.options = options
         self.history: list[Message] = history if history is not None else []
@@ -137,10 +150,12 @@ class Agent:
         self.context = ConversationContext(
             model,
             window=options.context_window,
+            source=options.window_source,
             threshold=options.compact_threshold,
             emit=self._emit,
             on_compaction=on_compaction,
             instructions=instructions,
+            before_compact=self._pre_compact,
         )
         self._started = False
         self._running = False
@@ -173,6 +188,10 @@ class Agent:
         finally:
             self._running = False
 
+    async def _pre_compact(self, reason: str, signal: CancelSignal) -> None:
+        if self.hooks is not None:
+            await self.hooks.pre_compact("manual" if reason == "manual" else "auto", signal)
+
     def count_child_usage(self, usage: Usage) -> None:
         """Add a sub-agent run's tokens to this run's total (`RunResult.usage`)."""
         self._child_usage = self._child_usage.add(usage)
@@ -187,6 +206,7 @@ class Agent:
             files=self.files,
             writer=self.writer,
             budget=self.budget,
+            hooks=self.hooks.for_subagent() if self.hooks is not None else None,
         )
 
     async def run(self, prompt: str | UserMessage, signal: CancelSignal = NEVER) -> RunResult:
@@ -200,9 +220,17 @@ class Agent:
         self._child_usage = Usage()
         usage = Usage()
         text = ""
+        stop: StopReason
+        error: str | None
         try:
-            self._append(user_text(prompt) if isinstance(prompt, str) else prompt)
-            stop, text, usage, error = await self._loop(signal)
+            message = await submit(
+                self.hooks, user_text(prompt) if isinstance(prompt, str) else prompt, signal
+            )
+            if isinstance(message, str):  # a UserPromptSubmit hook refused it
+                stop, error = "error", message
+            else:
+                self._append(message)
+                stop, text, usage, error = await self._loop(signal)
         except asyncio.CancelledError:  # the task itself was cancelled (not our signal)
             self._close_dangling(pipeline.interrupted_result)
             self._running = False
@@ -227,6 +255,7 @@ class Agent:
             self.context.start(self.history, self.tools, self.options.cwd)
         turn = 0
         retried = False
+        stop_hook_active = False
         while True:
             if signal.cancelled:
                 return "aborted", text, usage, None
@@ -239,6 +268,12 @@ class Agent:
             retried = False
             usage = usage.add(outcome.usage)
             text = outcome.text if outcome.text is not None else text
+            if outcome.stop == "completed":  # Stop hooks may make the model go on
+                feedback = await stop_feedback(self.hooks, stop_hook_active, signal)
+                if feedback is not None:
+                    stop_hook_active = True
+                    self._append(feedback)
+                    continue
             if outcome.stop is not None:
                 return outcome.stop, text, usage, outcome.error
 
@@ -254,6 +289,7 @@ class Agent:
             grace_seconds=self.options.grace_seconds,
             max_parallel=self.options.max_parallel,
             budget=self.budget,
+            hooks=self.hooks,
         )
 
     async def _request(
@@ -396,7 +432,10 @@ class Agent:
             tokens = self.context.tokens(self.history, system, self.tools.schemas())
         self._emit(
             MessageEndEvent(
-                message=reply, context_tokens=tokens, context_window=self.context.window
+                message=reply,
+                context_tokens=tokens,
+                context_window=self.context.window,
+                context_window_source=self.context.source,
             )
         )
 
@@ -432,6 +471,8 @@ class Agent:
             if isinstance(item, TextDelta):
                 parts.append(item.text)
                 self._emit(TextDeltaEvent(text=item.text))
+            elif isinstance(item, ThinkingDelta):
+                self._emit(ThinkingDeltaEvent(text=item.text))
             elif isinstance(item, ToolCallReady):
                 batch.feed(item.index, item.call)
             elif isinstance(item, ReplyDone):

@@ -79,6 +79,10 @@ class PreparedCall:
     call: ToolCall
     tool: AnyTool
     args: ToolParams
+    rewritten: bool = False
+    """A PreToolUse hook replaced the arguments (the model is told)."""
+    ask: str | None = None
+    """A PreToolUse hook asked that the user approve this call (the reason)."""
 
 
 class _Invalid:
@@ -237,7 +241,7 @@ async def check_gate(
     if gate is allow_all:  # the common headless case: no task, no subscription
         return None
     call = prepared.call
-    request = GateRequest(prepared.tool, call.id, prepared.args, cwd)
+    request = GateRequest(prepared.tool, call.id, prepared.args, cwd, ask=prepared.ask)
     cancelled = error_result(
         call, blocked_text(call.name, "user", "cancelled while waiting for approval")
     )

@@ -38,6 +38,7 @@ from ink_ls.agent.events import (
     ToolSettledEvent,
 )
 from ink_ls.agent.gate import GateRequest, passes_unasked
+from ink_ls.agent.hooking import admit, after_call
 from ink_ls.agent.pipeline import CallResult, PreparedCall
 from ink_ls.core.messages import ToolCall
 from ink_ls.core.signal import NEVER, CancelController, CancelSignal
@@ -243,11 +244,11 @@ class Batch:
         if isinstance(prepared, CallResult):
             self.delivery.set(i, prepared)
             return None
-        blocked = await pipeline.check_gate(prepared, self.env.gate, self.signal, self.env.cwd)
-        if blocked is not None:
-            self.delivery.set(i, blocked)
+        admitted = await admit(prepared, self.env.gate, self.env.hooks, self.signal, self.env.cwd)
+        if isinstance(admitted, CallResult):
+            self.delivery.set(i, admitted)
             return None
-        return prepared
+        return admitted
 
     def _pump(self) -> None:
         """Start waiting calls, in call order, while the window has room (nothing starts
@@ -265,9 +266,10 @@ class Batch:
         """Holding a window place: wait for a process-budget slot (leaf calls), then execute."""
         call, signal = prepared.call, self.signal
         if i in self._early.gated:  # started early: the gate passes it unasked, but decides
-            blocked = await pipeline.check_gate(prepared, self.env.gate, signal, self.env.cwd)
-            if blocked is not None:
-                return self._settle(i, blocked)
+            admitted = await admit(prepared, self.env.gate, self.env.hooks, signal, self.env.cwd)
+            if isinstance(admitted, CallResult):
+                return self._settle(i, admitted)
+            prepared = admitted
         budget = None if prepared.tool.delegates else self.env.budget
         if budget is not None and not budget.try_acquire() and not await budget.acquire(signal):
             return self._settle(i, pipeline.interrupted_result(call))
@@ -289,6 +291,7 @@ class Batch:
             progress=partial(self._progress, i),
         )
         result = await pipeline.execute(prepared, signal, context)
+        result = await after_call(prepared, result, self.env.hooks, signal, self.env.cwd)
         # Settled inside the call's own task: the freed place is refilled in this same loop
         # iteration, and `tool_settled` still comes before the next call's `tool_running`.
         self._settle(i, result)

@@ -4,32 +4,40 @@ A front end translates its protocol into a `FrontEnd` (its approval gate, the ch
 changes go through, its file view, its event sink, its MCP servers) and a `Conversation` (the
 session's history and what records it), and asks `TurnBuilder.turn` for a ready agent. The
 builder applies what must not differ between front ends: the model client and its window,
-project instructions, MCP servers started under the one approval rule, compaction recorded
+project instructions, the workspace trust and the MCP servers it allows, compaction recorded
 in the session, and the one write policy (`agent.writes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ink_ls.agent.approval import ApprovalGate, yes_no
+from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.factory import AgentFactory, AgentParts
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.permissions import Permissions, trust_covers
+from ink_ls.agent.plan_mode import enter_plan
+from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
+from ink_ls.core.settings_files import Settings, load_settings
 from ink_ls.core.signal import NEVER, CancelSignal
 from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSource
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
+from ink_ls.model.base import ContextWindow
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
+    from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.sandbox import SandboxSettings
 
 FrontEndKind = Literal["editor", "terminal", "acp"]
 
@@ -77,10 +85,20 @@ class FrontEnd:
     on_event: EventSink = ignore_events
     mcp: McpHub | None = None
     """The MCP servers of the session's workspace (started by the builder, not the front end)."""
+    trust: WorkspaceTrust | None = None
+    """The workspace's trust decision (its run, connection or session's): the builder asks it
+    through `gate.prompter` when it is undecided, before the servers start. None: the
+    workspace's own files are not trusted."""
     extra_tools: tuple[AnyTool, ...] = ()
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the built-in tools (e.g. edits that report the editor's
     diagnostics, and a `diagnostics` tool)."""
+    settings_sections: Mapping[str, Any] | None = None
+    """The front end's own settings-file sections (the editor's `ink.permissions` and
+    `ink.hooks`), merged with the settings files."""
+    mode_stated: bool = True
+    """False when the user named no approval mode (no `--approval`): the settings files'
+    `defaultMode` then sets the gate's mode."""
 
 
 @dataclass
@@ -90,7 +108,12 @@ class PreparedTurn:
     agent: Agent
     window: int
     """The model's context window in tokens (compaction follows it)."""
+    window_info: ContextWindow
+    """That window and where the figure came from (`Ollama runtime`, `configured`, …)."""
     instructions: ProjectInstructions
+    notices: list[str] = field(default_factory=list)
+    """Lines for the user about the settings files: problems (file and JSON path), what an
+    untrusted project asked for and did not get, the command sandbox in force."""
 
 
 class TurnBuilder:
@@ -98,6 +121,8 @@ class TurnBuilder:
 
     def __init__(self, factory: AgentFactory) -> None:
         self.factory = factory
+        self._hooks: dict[str, Hooks] = {}
+        """Per session id: SessionStart runs once per session, not once per turn."""
 
     @asynccontextmanager
     async def turn(
@@ -110,6 +135,8 @@ class TurnBuilder:
         signal: CancelSignal = NEVER,
         max_turns: int | None = None,
         current: Callable[[], ModelSettings] | None = None,
+        session_id: str = "",
+        transcript_path: str | None = None,
     ) -> AsyncIterator[PreparedTurn]:
         """A turn of `conversation` in `cwd`; the model client is held until the block ends.
 
@@ -118,21 +145,30 @@ class TurnBuilder:
         factory = self.factory
         model = factory.acquire_model(settings)
         try:
-            window = await factory.window(settings)
+            window_info = await factory.window_info(settings)
+            window = window_info.tokens
             if conversation.instructions is None:
                 conversation.instructions = ProjectInstructions(cwd)
             sources = await self._start_servers(front, signal)
+            loaded = self._settings(front, cwd)
+            notices = self._rules(front, loaded, cwd)
+            hooks, sandbox, more = self._hooks_and_sandbox(
+                front, loaded, cwd, settings, session_id, transcript_path
+            )
+            notices += more
             agent = factory.build(
                 AgentParts(
                     settings=settings,
                     cwd=cwd,
                     gate=front.gate,
-                    writer=PolicyWriter(front.gate, front.changes),
+                    writer=PolicyWriter(front.gate, front.changes, cwd),
                     files=front.files,
                     on_event=front.on_event,
                     on_message=conversation.record,
                     on_compaction=conversation.record_compaction,
                     adapt_tools=front.adapt_tools,
+                    hooks=hooks,
+                    sandbox=sandbox,
                 ),
                 history=conversation.messages,
                 extra_tools=front.extra_tools,
@@ -142,23 +178,86 @@ class TurnBuilder:
                 context_window=window,
                 instructions=conversation.instructions,
             )
-            yield PreparedTurn(agent, window, conversation.instructions)
+            if front.gate.mode == "plan":
+                enter_plan(agent)
+            yield PreparedTurn(agent, window, window_info, conversation.instructions, notices)
         finally:
             keep = current() if current is not None else settings
             await factory.release_model(settings, current=keep)
 
     @staticmethod
+    def _settings(front: FrontEnd, cwd: Path) -> Settings:
+        """The settings files (and the front end's own sections), read once per turn after
+        the workspace trust is decided: the project's files widen only as far as the trust
+        covers them, file by file as read."""
+        covers = trust_covers(front.trust) if front.trust is not None else False
+        return load_settings(cwd, trusted=covers, editor=front.settings_sections)
+
+    def _hooks_and_sandbox(
+        self,
+        front: FrontEnd,
+        loaded: Settings,
+        cwd: Path,
+        settings: ModelSettings,
+        session_id: str,
+        transcript_path: str | None,
+    ) -> tuple[Hooks | None, SandboxSettings, list[str]]:
+        """Hooks and sandbox of the settings files (an edit of them counts from the next
+        turn); the session keeps one `Hooks`."""
+        from ink_ls.hooks.engine import Hooks
+        from ink_ls.hooks.files import sandbox_line, session_settings
+
+        local = session_settings(loaded)
+        line = sandbox_line(local.sandbox)  # problems and ignored lines: `_rules` says them
+        notices = [line] if line else []
+        hooks = self._hooks.get(session_id)
+        if not local.hooks:
+            return None, local.sandbox, notices
+        if hooks is None or hooks.cwd != cwd:
+            hooks = Hooks(
+                [],
+                cwd=cwd,
+                session_id=session_id,
+                secret_env=settings.secret_env_names(),
+                transcript_path=transcript_path,
+            )
+            if session_id:
+                self._hooks[session_id] = hooks
+        hooks.entries = list(local.hooks)
+        hooks.permission_mode = front.gate.mode
+        return hooks, local.sandbox, notices
+
+    @staticmethod
+    def _rules(front: FrontEnd, loaded: Settings, cwd: Path) -> list[str]:
+        """The permission rules of the settings files on the front end's gate (and their
+        `defaultMode` when the user named no mode). Returns the lines the user should read."""
+        permissions = Permissions.from_settings(loaded, cwd)
+        front.gate.permissions = permissions
+        if not front.mode_stated and loaded.default_mode is not None:
+            front.gate.mode = loaded.default_mode
+        notices = [f"{p}; the rest of the settings apply" for p in permissions.problems]
+        if loaded.ignored:
+            notices.append(
+                "the workspace is not trusted, so its settings files widen nothing: "
+                + "; ".join(loaded.ignored)
+            )
+        return notices
+
+    @staticmethod
     async def _start_servers(front: FrontEnd, signal: CancelSignal) -> list[ToolSource]:
-        """The front end's MCP servers, started under the one rule: a workspace's own servers
-        need the user's yes, asked through the front end's prompter (`McpHub.start`)."""
+        """The workspace trust, decided under the one rule (asked once through the front
+        end's prompter when nothing else decides; `auto` does not imply it), then the front
+        end's MCP servers: a workspace `.mcp.json`'s only when the trust covers it."""
+        gate, trust = front.gate, front.trust
+        if trust is not None:
+            ask = (
+                trust_asker(gate.prompter, timeout=gate.timeout, signal=signal)
+                if gate.prompter is not None
+                else None
+            )
+            await trust.resolve(ask, mode=gate.mode)
         hub = front.mcp
         if hub is None:
             return []
-        gate = front.gate
-        confirm = (
-            yes_no(gate.prompter, timeout=gate.timeout, signal=signal)
-            if gate.prompter is not None
-            else None
-        )
-        await hub.start(mode=gate.mode, confirm=confirm)
+        await hub.start(trust=trust)
         return [hub]

@@ -30,6 +30,8 @@ class ProposedChange:
     new_text: str
     tool_name: str
     tool_call_id: str
+    project_rules: tuple[str, ...] = ()
+    """What "always in this project" saves for it (`Edit(./path)`); empty: not offered."""
 
 
 class ChangeChannel(Protocol):
@@ -51,16 +53,19 @@ class ChangeChannel(Protocol):
         ...
 
 
+@dataclass(frozen=True)
 class DiskChannel:
-    """Changes go straight to disk (the terminal without a question, tests, sub-agents)."""
+    """Changes go straight to disk (the terminal without a question, tests, sub-agents). With
+    `root`, a path named inside that workspace is written inside it, links resolved."""
 
+    root: Path | None = None
     reviews_on_apply = False
 
     async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
         return "allow_once"
 
     async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
-        await DiskWriter().write_text(
+        await DiskWriter(self.root).write_text(
             change.path,
             change.new_text,
             old_text=change.old_text,
@@ -74,9 +79,19 @@ class PolicyWriter:
     """The `FileWriter` of every front end: the policy here, the showing and writing in
     `channel`."""
 
-    def __init__(self, gate: ApprovalGate, channel: ChangeChannel) -> None:
+    def __init__(self, gate: ApprovalGate, channel: ChangeChannel, cwd: Path | None = None) -> None:
         self.gate = gate
         self.channel = channel
+        self.cwd = cwd
+        """The workspace root ("always in this project" saves a rule relative to it)."""
+
+    def _project_rules(self, path: Path) -> tuple[str, ...]:
+        if self.gate.permissions is None or self.cwd is None:
+            return ()
+        try:
+            return (f"Edit(./{path.relative_to(self.cwd).as_posix()})",)
+        except ValueError:
+            return ()
 
     async def write_text(
         self,
@@ -89,10 +104,15 @@ class PolicyWriter:
         signal: CancelSignal,
     ) -> None:
         gate = self.gate
-        if gate.mode == "readonly":
-            raise ChangeRejectedError("policy", READONLY_REFUSAL)
-        change = ProposedChange(path, old_text, new_text, tool_name, tool_call_id)
-        approved = gate.mode == "auto"
+        if gate.mode in ("readonly", "plan"):
+            raise ChangeRejectedError(
+                "policy", f"approval mode is {gate.mode}: files are not changed"
+            )
+        change = ProposedChange(
+            path, old_text, new_text, tool_name, tool_call_id, self._project_rules(path)
+        )
+        # a permission rule that allowed the call (or an ask rule answered) asks no more
+        approved = gate.mode == "auto" or tool_call_id in gate.granted
         key = f"{tool_name}:change"
         if not approved and not self.channel.reviews_on_apply and key not in gate.always_allowed:
             await self._ask(change, key, signal)
@@ -107,6 +127,8 @@ class PolicyWriter:
             raise ChangeRejectedError("user", exc.reason) from None
         if choice == "allow_always":
             self.gate.always_allowed.add(key)
+        elif choice == "allow_project" and change.project_rules and self.cwd is not None:
+            self.gate.save_project_rules(change.project_rules, self.cwd)
         elif choice == "reject":
             raise ChangeRejectedError("user", "the user rejected this change")
         elif choice is None:

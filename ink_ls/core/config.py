@@ -17,7 +17,11 @@ from pydantic.alias_generators import to_camel
 
 from ink_ls.core import hidden_env
 
-ApprovalMode = Literal["ask", "auto", "readonly"]
+ApprovalMode = Literal["ask", "auto", "readonly", "plan"]
+Provider = Literal["openai-chat", "openai-responses", "anthropic"]
+"""The API a model endpoint speaks (also the key of a message's provider fields)."""
+PROVIDER_BY_HOST: dict[str, Provider] = {"api.anthropic.com": "anthropic"}
+"""Hosts whose API is known when no provider is set; any other host: `openai-chat`."""
 
 DEFAULT_BASE_URL = "http://localhost:11434/v1"
 """A local Ollama: what runs when nothing is configured."""
@@ -25,10 +29,13 @@ DEFAULT_LOCAL_MODEL = "qwen2.5-coder:7b"
 """A small model with tool calling that Ollama serves (`ollama pull qwen2.5-coder:7b`)."""
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 """Used when the endpoint is api.openai.com and no model is named."""
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+"""Used when the provider is Anthropic and no model is named."""
 DEFAULT_CONTEXT_WINDOW = 32_768
 """The window assumed when neither the settings nor the endpoint name one (conservative)."""
-API_KEY_VARS: tuple[str, ...] = ("INK_API_KEY", "OPENAI_API_KEY")
-"""The generic API key variables, read in this order; commands never inherit them."""
+API_KEY_VARS: tuple[str, ...] = ("INK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+"""The API key variables, read in this order (`ANTHROPIC_API_KEY` only for Anthropic,
+`OPENAI_API_KEY` for every other provider); commands never inherit any of them."""
 
 
 class ConfigError(ValueError):
@@ -44,6 +51,9 @@ class ModelSettings(BaseModel):
 
     base_url: str = DEFAULT_BASE_URL
     model: str = DEFAULT_LOCAL_MODEL
+    provider: Provider | None = None
+    """The API the endpoint speaks; None: known from the host (`PROVIDER_BY_HOST`), else
+    `openai-chat`. See `dialect`."""
     api_key: SecretStr | None = None
     api_key_env: str | None = None
     vision: bool = False
@@ -72,6 +82,13 @@ class ModelSettings(BaseModel):
             raise ValueError("model name must not be empty")
         return value
 
+    @property
+    def dialect(self) -> Provider:
+        """The provider in force: the setting, else the one known for the host."""
+        if self.provider is not None:
+            return self.provider
+        return PROVIDER_BY_HOST.get(urlsplit(self.base_url).hostname or "", "openai-chat")
+
     def secret_env_names(self) -> tuple[str, ...]:
         """The variables that may hold the API key: the named one first, then `API_KEY_VARS`.
 
@@ -80,14 +97,19 @@ class ModelSettings(BaseModel):
         return named + tuple(v for v in API_KEY_VARS if v != self.api_key_env)
 
     def resolved_api_key(self, env: Mapping[str, str] | None = None) -> str | None:
-        """The key to send: `api_key`, else `$api_key_env`, else `$INK_API_KEY`/`$OPENAI_API_KEY`.
+        """The key to send: `api_key`, else `$api_key_env`, else `$INK_API_KEY`, else the
+        provider's own variable (`$ANTHROPIC_API_KEY` for Anthropic, else `$OPENAI_API_KEY`).
 
         `None` means: send no `Authorization` header (local servers need none).
         """
         if self.api_key is not None and self.api_key.get_secret_value():
             return self.api_key.get_secret_value()
         source = hidden_env.environ() if env is None else env
+        # a key for one company's API is never sent to another's endpoint
+        foreign = "OPENAI_API_KEY" if self.dialect == "anthropic" else "ANTHROPIC_API_KEY"
         for name in self.secret_env_names():
+            if name == foreign and name != self.api_key_env:
+                continue
             value = source.get(name, "").strip()
             if value:
                 return value
@@ -97,10 +119,11 @@ class ModelSettings(BaseModel):
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ModelSettings:
         """Settings from `INK_*` (falling back to `OPENAI_*`) variables, then `overrides`.
 
-        Variables: INK_BASE_URL / OPENAI_BASE_URL, INK_MODEL, INK_API_KEY / OPENAI_API_KEY,
-        INK_VISION (1/0), INK_MAX_TOKENS, INK_REQUEST_TIMEOUT, INK_CONTEXT_WINDOW,
-        INK_COMPACT_THRESHOLD (0.2-0.95). Overrides that are `None`
-        are ignored. Raises `ConfigError` naming the variable or option that is invalid.
+        Variables: INK_BASE_URL / OPENAI_BASE_URL, INK_MODEL, INK_PROVIDER (openai-chat,
+        openai-responses, anthropic), INK_API_KEY / OPENAI_API_KEY (ANTHROPIC_API_KEY for
+        Anthropic), INK_VISION (1/0), INK_MAX_TOKENS, INK_REQUEST_TIMEOUT, INK_CONTEXT_WINDOW,
+        INK_COMPACT_THRESHOLD (0.2-0.95). Overrides that are `None` are ignored. Raises
+        `ConfigError` naming the variable or option that is invalid.
         """
         source = hidden_env.environ() if env is None else env
 
@@ -116,7 +139,8 @@ class ModelSettings(BaseModel):
         for field, names in (
             ("base_url", ("INK_BASE_URL", "OPENAI_BASE_URL")),
             ("model", ("INK_MODEL",)),
-            ("api_key", API_KEY_VARS),
+            ("provider", ("INK_PROVIDER",)),
+            ("api_key", ("INK_API_KEY",)),
             ("vision", ("INK_VISION",)),
             ("max_tokens", ("INK_MAX_TOKENS",)),
             ("request_timeout", ("INK_REQUEST_TIMEOUT",)),
@@ -134,11 +158,19 @@ class ModelSettings(BaseModel):
         if values.get("api_key_env") and origin.get("api_key") in API_KEY_VARS:
             # a named key variable beats the generic INK_API_KEY / OPENAI_API_KEY
             del values["api_key"]
+        host = urlsplit(str(values.get("base_url", DEFAULT_BASE_URL))).hostname or ""
+        provider = values.get("provider") or PROVIDER_BY_HOST.get(host, "openai-chat")
+        if "api_key" not in values and not values.get("api_key_env"):
+            vendor = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+            if source.get(vendor, "").strip():
+                values["api_key"], origin["api_key"] = source[vendor].strip(), vendor
         if "model" not in values:
-            host = urlsplit(str(values.get("base_url", DEFAULT_BASE_URL))).hostname or ""
-            values["model"] = (
-                DEFAULT_OPENAI_MODEL if host == "api.openai.com" else DEFAULT_LOCAL_MODEL
-            )
+            if provider == "anthropic":
+                values["model"] = DEFAULT_ANTHROPIC_MODEL
+            elif host == "api.openai.com":
+                values["model"] = DEFAULT_OPENAI_MODEL
+            else:
+                values["model"] = DEFAULT_LOCAL_MODEL
         try:
             return cls.model_validate(values)
         except ValidationError as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 
 class TextBlock(BaseModel):
@@ -25,6 +25,12 @@ class ImageBlock(BaseModel):
 
 ContentBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
 
+ProviderExtra = dict[str, dict[str, JsonValue]]
+"""Fields a provider sent that we keep but do not interpret, keyed by the provider's dialect
+(`"openai-chat"`, `"openai-responses"`, `"anthropic"`): each provider reads and writes only its
+own key and sends them back exactly as received, so a session that switches provider never
+sends one provider's fields to another."""
+
 
 class ToolCall(BaseModel):
     """One tool call as the model sent it. `arguments` is the raw JSON text (may be invalid)."""
@@ -34,6 +40,8 @@ class ToolCall(BaseModel):
     id: str
     name: str
     arguments: str
+    extra: ProviderExtra = Field(default_factory=dict)
+    """Provider fields of the call (e.g. Gemini's `extra_content`), sent back as received."""
 
 
 class Usage(BaseModel):
@@ -67,6 +75,10 @@ class AssistantMessage(BaseModel):
     stop_reason: AssistantStop = "stop"
     usage: Usage = Field(default_factory=Usage)
     error: str | None = None
+    thinking: str | None = None
+    """Visible reasoning text, shown to the user; sent back only where `extra` says so."""
+    extra: ProviderExtra = Field(default_factory=dict)
+    """Provider fields of the message (reasoning text and signatures, provider ids)."""
 
 
 class ToolResultEntry(BaseModel):

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from ink_ls.core.fileio import atomic_write_text
+from ink_ls.core.fileio import atomic_write_text, write_in_workspace
 from ink_ls.core.messages import ContentBlock, ImageBlock, TextBlock
 from ink_ls.core.signal import CancelSignal
 
@@ -176,12 +176,16 @@ class DiskFiles:
         return None
 
 
+@dataclass(frozen=True)
 class DiskWriter:
     """The default FileWriter: writes to disk at once (creating parents), no approval.
 
     Atomic and link-safe (`core.fileio.atomic_write_text`): a failed write leaves the file
-    as it was and raises `OSError` with a sentence for the model.
+    as it was and raises `OSError` with a sentence for the model. With `root`, a path named
+    inside that workspace is written inside it, links resolved (`write_in_workspace`).
     """
+
+    root: Path | None = None
 
     async def write_text(
         self,
@@ -193,7 +197,10 @@ class DiskWriter:
         tool_call_id: str,
         signal: CancelSignal,
     ) -> None:
-        atomic_write_text(path, new_text)
+        if self.root is None:
+            atomic_write_text(path, new_text)
+        else:
+            write_in_workspace(path, new_text, self.root)
 
 
 SubagentRunner = Callable[[str, CancelSignal], Awaitable[str]]
@@ -231,6 +238,11 @@ def _schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
     schema: dict[str, Any] = _strip_titles(params_model.model_json_schema())
     schema.setdefault("additionalProperties", False)
     return schema
+
+
+def schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
+    """The JSON Schema the model sees for `params_model` (a copy; titles stripped)."""
+    return copy.deepcopy(_schema_of(params_model))
 
 
 def _strip_titles(node: Any) -> Any:

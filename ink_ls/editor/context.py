@@ -1,15 +1,19 @@
 """The prompt's editor context: which document the user asked from and the selected text.
 
-Reads the open buffer when the document is open, else the disk. Never fails a prompt:
-an unreadable document is simply named without its text.
+Reads the open buffer when the document is open, else the disk (a regular file, not through
+a link out of the workspace, size capped). Never fails a prompt: an unreadable document is
+simply named without its text.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ink_ls.core.fileio import meant_inside, read_workspace_file
 from ink_ls.editor.documents import OpenDocuments, uri_to_path
 from ink_ls.protocol.models import SessionPromptParams
 
@@ -18,6 +22,9 @@ _CONTEXT = re.compile(
     r"(?: \(lines (?P<first>\d+)-(?P<last>\d+)\))?(?:, selected text:\n```\n.*\n```)?",
     re.DOTALL,
 )
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,27 @@ def _display_path(path: Path, cwd: Path) -> str:
         return str(path)
 
 
+CONTEXT_CAP = 4 * 1024 * 1024
+"""Bytes of a document that is not open read from disk for the selection (more is left out)."""
+
+
+def _read_context(path: Path, cwd: Path) -> str | None:
+    """The document from disk: a regular file only (a FIFO would block), and a path named
+    inside the workspace only when it stays inside after resolving links."""
+    root = cwd if meant_inside(path, cwd) else Path(os.path.realpath(path)).parent
+    try:
+        data, size = read_workspace_file(path, root, limit=CONTEXT_CAP)
+    except OSError as exc:
+        log.info("not reading %s for the prompt's context: %s", path, exc.strerror or exc)
+        return None
+    if size > CONTEXT_CAP:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def prompt_with_context(params: SessionPromptParams, documents: OpenDocuments, cwd: Path) -> str:
     """The user message: the prompt, then the document (and selection) it was asked from."""
     if params.text_document is None:
@@ -68,10 +96,7 @@ def prompt_with_context(params: SessionPromptParams, documents: OpenDocuments, c
         return f"{params.prompt}\n\n{context}"
     text = documents.open_document(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            text = None
+        text = _read_context(path, cwd)
     first, last = rng.start.line + 1, rng.end.line + (0 if rng.end.character == 0 else 1)
     context += f" (lines {first}-{max(first, last)})"
     if text is None:

@@ -10,10 +10,12 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.approval import ApprovalGate, WaitInterruptedError, wait_answer
 from ink_ls.agent.events import OUTCOMES
 from ink_ls.agent.factory import AgentFactory
+from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.agent.writes import ChangeChannel, DiskChannel
 from ink_ls.core.config import ModelSettings
@@ -28,6 +30,7 @@ from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
+from ink_ls.editor.rules import EditorRules, ask_plan_approval, editor_rules
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
@@ -106,6 +109,8 @@ class Host:
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
+        self.rules = EditorRules()
+        """The settings files' and the editor's permission rules (loaded for each turn)."""
 
     @property
     def settings(self) -> InkSettings:
@@ -222,11 +227,13 @@ class Host:
         return FrontEnd(
             kind="editor",
             gate=gate,
-            changes=changes if changes is not None else DiskChannel(),
+            changes=changes if changes is not None else DiskChannel(self.cwd),
             files=self.documents,
             on_event=reporter.on_event,
             mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
+            trust=self.mcp.trust_for(self.settings) if with_mcp else None,
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            settings_sections=editor_rules(self.settings),
         )
 
     # ---- prompt ---------------------------------------------------------------------------------
@@ -320,8 +327,13 @@ class Host:
                 cwd=self.cwd,
                 signal=turn.controller.signal,
                 current=lambda: self.settings.model,
+                session_id=session.session_id,
             ) as prepared:
-                result = await prepared.agent.run(prompt, turn.controller.signal)
+                self.rules.report(prepared.notices, reporter.send)
+                approve = self._plan_approval(turn)
+                result = await run_turn(
+                    prepared.agent, gate, prompt, turn.controller.signal, approve
+                )
             stop = OUTCOMES[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends
@@ -341,6 +353,23 @@ class Host:
             text=text,
             error=error,
         )
+
+    def _plan_approval(self, turn: Turn) -> PlanApproval:
+        """Plan mode's "Approve and continue in ask/auto mode", as a message request."""
+
+        async def approve(plan: str) -> Literal["ask", "auto"] | None:
+            try:
+                return await wait_answer(
+                    ask_plan_approval(
+                        self.client, plan, option_ids=self.features.action_option_ids
+                    ),
+                    timeout=self.settings.approval_timeout,
+                    signal=turn.controller.signal,
+                )
+            except WaitInterruptedError:
+                return None
+
+        return approve
 
     # ---- compact --------------------------------------------------------------------------------
 

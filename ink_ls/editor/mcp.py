@@ -1,8 +1,8 @@
 """The MCP servers of one editor connection: one hub per workspace, started with the first
 session turn (or the first `ink/tools` / `ink/mcp/status`), stopped at shutdown.
 
-Turns may ask the user to start a workspace `.mcp.json`'s servers; `ink/tools` and
-`ink/mcp/status` never ask (those servers then show as waiting for approval).
+Turns may ask the user to trust the workspace (its `.mcp.json`'s servers start only then);
+`ink/tools` and `ink/mcp/status` never ask (those servers then show as waiting for it).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ink_ls.agent.trust import workspace_trust
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.editor.settings import InkSettings
 from ink_ls.mcp.hub import McpHub
 from ink_ls.protocol.models import McpServerInfo, McpStatusResult
@@ -23,6 +25,8 @@ class EditorMcp:
         self._secret_env = secret_env
         self.hub: McpHub | None = None
         self.closed = False
+        self.trust = workspace_trust(cwd, explicit=None, interactive=True)
+        """The connection's trust decision (the editor can always ask: a message request)."""
 
     def _hub(self, settings: InkSettings) -> McpHub:
         if self.hub is None:  # made from the first settings that ask for it
@@ -36,12 +40,19 @@ class EditorMcp:
         shutdown, so nothing starts again (no orphans at exit)."""
         return None if self.closed else self._hub(settings)
 
+    def trust_for(self, settings: InkSettings) -> WorkspaceTrust:
+        """The connection's trust decision, with what the settings state (`trustWorkspace`)."""
+        self.trust.explicit = settings.trust_workspace
+        return self.trust
+
     async def start(self, settings: InkSettings) -> McpHub:
         """The hub with every server started that may start without asking (`ink/tools`,
-        `ink/mcp/status`: workspace servers that need a yes show as waiting for it)."""
+        `ink/mcp/status`: a workspace's servers wait for a turn to ask for its trust)."""
         hub = self._hub(settings)
+        trust = self.trust_for(settings)
+        trust.check()
         if not self.closed:
-            await hub.start(mode=settings.approval)
+            await hub.start(trust=trust)
         return hub
 
     async def status(self, settings: InkSettings) -> McpStatusResult:

@@ -1,4 +1,5 @@
-"""The approval `Prompter` as `window/showMessageRequest`: Allow once / Always allow / Reject.
+"""The approval `Prompter` as `window/showMessageRequest`: Allow once / Always allow / Always in
+this project / Reject.
 
 It only asks and maps the answer; timeouts, cancel and "always" bookkeeping are the gate's.
 """
@@ -16,23 +17,42 @@ from ink_ls.protocol.methods import SHOW_MESSAGE_REQUEST
 ACTIONS: tuple[tuple[str, str, Choice], ...] = (
     ("Allow once", "allow_once", "allow_once"),
     ("Always allow", "allow_always", "allow_always"),
+    ("Always in this project", "allow_project", "allow_project"),
     ("Reject", "reject_once", "reject"),
 )
+"""All actions; "Always in this project" is offered only with rules to save."""
 
 
 def question_message(question: ApprovalQuestion) -> str:
     """The text of the prompt a person reads."""
     if question.kind == "command":
-        return f"Ink wants to run a command:\n{question.command or question.title}"
+        text = f"Ink wants to run a command:\n{question.command or question.title}"
+        if question.rule is not None:
+            text += f"\n(asked by {question.rule})"
+        if question.project_rules:
+            text += f'\n"Always in this project" saves {", ".join(question.project_rules)}'
+        return text
+    if question.kind == "trust":
+        return f"Ink: {question.title}\n{question.detail}"
     if question.kind == "outside_workspace":
         return f"Ink wants to access files outside the workspace:\n{question.title}"
+    if question.kind == "hook":
+        return f"A hook of your settings asks you to approve this call:\n{question.title}"
     return f"Ink wants to {question.title}"
 
 
-def action_items(features: ClientFeatures) -> list[tuple[str, str | None]]:
-    """The actions, carrying ACP option ids when the client allows extra properties."""
+def action_items(
+    features: ClientFeatures, question: ApprovalQuestion | None = None
+) -> list[tuple[str, str | None]]:
+    """The actions, carrying ACP option ids when the client allows extra properties;
+    "Always in this project" only when the question has rules to save."""
     ids = features.action_option_ids
-    return [(title, option if ids else None) for title, option, _ in ACTIONS]
+    project = question is not None and bool(question.project_rules)
+    return [
+        (title, option if ids else None)
+        for title, option, _ in ACTIONS
+        if option != "allow_project" or project
+    ]
 
 
 def choice_of(answer: Any) -> Choice | None:
@@ -54,7 +74,9 @@ class MessagePrompter:
         self._features = features
 
     async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
-        params = lsp.show_message_request(question_message(question), action_items(self._features))
+        params = lsp.show_message_request(
+            question_message(question), action_items(self._features, question)
+        )
         # an extra member for our plugins only: lets a chat view show the question on the call
         # it is about (protocol.md, Approvals); eglot 1.9 fails a request with an unknown key
         if self._features.ink_plugin:

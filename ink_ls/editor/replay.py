@@ -37,6 +37,7 @@ from ink_ls.protocol.models import (
     SessionUpdateBody,
     SessionUpdateParams,
     TextContent,
+    ThinkingChunk,
     ToolCallContent,
     ToolCallRegistered,
     ToolCallUpdate,
@@ -65,6 +66,8 @@ def replay_updates(
             out.append(UserMessageChunk(content=TextContent(text=asked.prompt), context=context))
         elif isinstance(message, AssistantMessage):
             usage = usage.add(message.usage)
+            if message.thinking:
+                out.append(ThinkingChunk(content=TextContent(text=message.thinking)))
             if message.text:
                 out.append(AgentMessageChunk(content=TextContent(text=message.text)))
             for call in message.tool_calls:

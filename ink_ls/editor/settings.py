@@ -30,6 +30,12 @@ class InkSettings:
     approval_timeout: float = DEFAULT_APPROVAL_TIMEOUT
     mcp_servers: Any = None
     """`mcpServers` as the client sent it (checked when the MCP servers start)."""
+    trust_workspace: bool | None = None
+    """`trustWorkspace`: true trusts the workspace's own files, false never; absent asks."""
+    permissions: Any = None
+    """`permissions`: rules like a settings file's (checked when a turn loads the rules)."""
+    hooks: Any = None
+    """`hooks`: like a settings file's (checked when a turn loads them)."""
 
 
 def _model_field_names() -> dict[str, str]:
@@ -92,7 +98,7 @@ def parse_settings(
         if value in get_args(ApprovalMode):
             approval = value
         else:
-            problems.append("approval: must be one of 'ask', 'auto', 'readonly'")
+            problems.append("approval: must be one of 'ask', 'auto', 'readonly', 'plan'")
     timeout = start.approval_timeout
     if "approvalTimeoutSeconds" in raw:
         value = raw["approvalTimeoutSeconds"]
@@ -106,8 +112,28 @@ def parse_settings(
             mcp_servers = raw["mcpServers"]
         else:
             problems.append("mcpServers: must be an object of servers")
-    known = {"model", "approval", "approvalTimeoutSeconds", "mcpServers"}
+    trust = start.trust_workspace
+    if "trustWorkspace" in raw:
+        if raw["trustWorkspace"] is None or isinstance(raw["trustWorkspace"], bool):
+            trust = raw["trustWorkspace"]
+        else:
+            problems.append("trustWorkspace: must be true or false")
+    sections: dict[str, Any] = {"permissions": start.permissions, "hooks": start.hooks}
+    for key in sections:
+        if key in raw:
+            if raw[key] is None or isinstance(raw[key], Mapping):
+                sections[key] = raw[key]
+            else:
+                problems.append(f"{key}: must be an object (as in a settings file)")
+    known = {"model", "approval", "approvalTimeoutSeconds", "mcpServers", "trustWorkspace"}
+    known |= set(sections)
     problems += [f"{key}: unknown setting" for key in raw if key not in known]
     return InkSettings(
-        model=model, approval=approval, approval_timeout=timeout, mcp_servers=mcp_servers
+        model=model,
+        approval=approval,
+        approval_timeout=timeout,
+        mcp_servers=mcp_servers,
+        trust_workspace=trust,
+        permissions=sections["permissions"],
+        hooks=sections["hooks"],
     ), problems

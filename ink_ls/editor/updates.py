@@ -16,16 +16,19 @@ from typing import Any
 from ink_ls.agent.events import (
     AgentEvent,
     CompactionEvent,
+    HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ToolEndEvent,
     ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     ToolStartEvent,
     UsageEvent,
+    WarningEvent,
 )
 from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
@@ -43,13 +46,21 @@ from ink_ls.protocol.models import (
     SessionUpdateBody,
     SessionUpdateParams,
     TextContent,
+    ThinkingChunk,
     ToolCallContent,
     ToolCallRegistered,
     ToolCallUpdate,
     TurnEndUpdate,
     UsageUpdate,
+    WarningUpdate,
     WireStopReason,
 )
+
+
+def hook_line(event: HookRunEvent) -> str:
+    """`hook PreToolUse: ./check.sh` while it runs, then `… — blocked: <reason>` and so on."""
+    line = f"hook {event.event}: {short_line(event.command, 60)}"
+    return line if event.phase == "start" else f"{line} — {short_line(event.message, 80)}"
 
 
 class TurnReporter:
@@ -77,6 +88,7 @@ class TurnReporter:
         self.session_usage = session_usage if session_usage is not None else Usage()
         """The session's tokens before this turn, plus the turn's as it goes."""
         self._context: tuple[int | None, int | None] = (None, None)
+        self._source: str | None = None
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
 
     def send(self, update: SessionUpdateBody) -> None:
@@ -130,6 +142,11 @@ class TurnReporter:
         if isinstance(event, TextDeltaEvent):
             if event.text and event.parent_tool_call_id is None:
                 self.send(AgentMessageChunk(content=TextContent(text=event.text)))
+        elif isinstance(event, ThinkingDeltaEvent):
+            if event.text and event.parent_tool_call_id is None:
+                self.send(ThinkingChunk(content=TextContent(text=event.text)))
+        elif isinstance(event, WarningEvent):
+            self.send(WarningUpdate(message=event.message))
         elif isinstance(event, ToolStartEvent):
             title = event.title or event.tool_name
             parent = event.parent_tool_call_id
@@ -157,6 +174,9 @@ class TurnReporter:
                 )
             )
             self._report(event.tool_call_id)
+        elif isinstance(event, HookRunEvent):
+            if not self._waiting:  # a hook of the user's settings shows while it runs
+                self.progress(lsp.progress_report(hook_line(event)))
         elif isinstance(event, ToolProgressEvent):
             if not self._waiting:  # a pending approval outranks it
                 title = self._titles.get(event.tool_call_id, event.tool_name)
@@ -177,6 +197,7 @@ class TurnReporter:
             self._delivered(event)
         elif isinstance(event, MessageEndEvent):
             self._context = (event.context_tokens, event.context_window)
+            self._source = event.context_window_source or self._source
             self._count(event.message.usage)
         elif isinstance(event, CompactionEvent):
             self._compaction(event)
@@ -198,6 +219,7 @@ class TurnReporter:
                 cache_read_tokens=self._usage.cache_read_tokens,
                 context_tokens=tokens,
                 context_window=window,
+                context_window_source=self._source if window else None,
                 session_input_tokens=self.session_usage.input_tokens,
                 session_output_tokens=self.session_usage.output_tokens,
                 session_cache_read_tokens=self.session_usage.cache_read_tokens,

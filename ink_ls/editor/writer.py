@@ -23,7 +23,7 @@ from ink_ls.agent.approval import (
     wait_answer,
 )
 from ink_ls.agent.writes import ProposedChange
-from ink_ls.core.fileio import atomic_write_text
+from ink_ls.core.fileio import write_in_workspace
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures, EditorClient
@@ -45,8 +45,8 @@ def _read_disk(path: Path) -> str | None:
         return None
 
 
-def _write_disk(path: Path, text: str) -> None:
-    atomic_write_text(path, text)  # the one link-safe, atomic writer of every front end
+def _write_disk(path: Path, text: str, workspace: Path) -> None:
+    write_in_workspace(path, text, workspace)  # the one link-safe writer of every front end
 
 
 def change_summary(old: str | None, new: str) -> str:
@@ -148,6 +148,7 @@ class EditorChanges:
                 f"{change_summary(base, change.new_text)}"
             ),
             detail=rel,
+            project_rules=change.project_rules,
         )
         return await self.prompter(question, signal)
 
@@ -172,7 +173,7 @@ class EditorChanges:
         disk_before = _read_disk(path)
         doc = self.documents.get(path)
         if approved and doc is None:
-            _write_disk(path, new_text)  # no buffer to keep in step: the disk is the file
+            _write_disk(path, new_text, self.cwd)  # no buffer to keep in step: disk only
             return
         base = doc.text if doc is not None else disk_before
         self._check_base(change, base)
@@ -197,7 +198,7 @@ class EditorChanges:
         if disk != new_text:
             if disk != disk_before:
                 raise ChangeRejectedError("user", STALE)
-            _write_disk(path, new_text)
+            _write_disk(path, new_text, self.cwd)
 
     async def _apply(
         self,

@@ -1,8 +1,8 @@
 """The MCP servers of one workspace: started together, their tools as one changing tool source.
 
 A workspace `.mcp.json` names programs from the repository, so its servers start only when
-the approval mode is `auto` or the user said yes (asked once per hub); under `readonly`
-they stay stopped and their status says why. Tools are rebuilt whenever a server connects,
+the workspace is trusted (`core.trust`) with that very file; otherwise they stay stopped and
+their status says why. Tools are rebuilt whenever a server connects,
 fails or announces a new list; `version` tells registries to read them again.
 """
 
@@ -11,23 +11,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ink_ls.core.config import ApprovalMode
 from ink_ls.core.tool import AnyTool
-from ink_ls.mcp.config import DEFAULT_START_TIMEOUT, ServerConfig, load_configs
+from ink_ls.core.trust import WorkspaceTrust
+from ink_ls.mcp.config import DEFAULT_START_TIMEOUT, WORKSPACE_FILE, ServerConfig, load_configs
 
 if TYPE_CHECKING:  # the SDK (about 0.5 s to import) loads only when a server is configured
     from ink_ls.mcp.connection import ServerConnection
     from ink_ls.mcp.tool import McpTool
 
 log = logging.getLogger(__name__)
-
-Confirm = Callable[[str, str], Awaitable[bool]]
-"""Asks the user a yes/no question (title, detail); the front end's approval prompt."""
 
 
 @dataclass
@@ -71,9 +68,7 @@ class McpHub:
             for c in configs
         }
         self._held: dict[str, str] = {}
-        """Servers not started on purpose → why (workspace servers awaiting a yes)."""
-        self._asked = False
-        self._allowed = False
+        """Servers not started on purpose → why (workspace servers of an untrusted workspace)."""
         self._version = 0
         self._tools: list[McpTool] = []
         self._skipped: dict[str, list[str]] = {}
@@ -90,7 +85,7 @@ class McpHub:
         start_timeout: float = DEFAULT_START_TIMEOUT,
     ) -> McpHub:
         """The hub of `workspace`: user file, `.mcp.json`, then the editor's `mcpServers`."""
-        configs, problems = load_configs(workspace, editor_servers)
+        configs, problems = load_configs(workspace, editor_servers, secret=tuple(secret_env))
         return cls(configs, problems, secret_env=secret_env, start_timeout=start_timeout)
 
     # ---- ToolSource ----------------------------------------------------------------------------
@@ -139,20 +134,19 @@ class McpHub:
 
     # ---- life -----------------------------------------------------------------------------------
 
-    async def start(self, *, mode: ApprovalMode = "ask", confirm: Confirm | None = None) -> None:
+    async def start(self, *, trust: WorkspaceTrust | None = None) -> None:
         """Start every server not running yet, in parallel (each bounded by its timeout).
 
-        Workspace servers need `auto`, or a yes from `confirm` (asked once); without
-        `confirm` they wait for a later call that has one.
+        A workspace `.mcp.json`'s servers start only when `trust` covers that file as it
+        was read (the caller decides trust first, asking if it may); else they are held.
         """
         async with self._start_lock:
             began = time.perf_counter()
-            allowed = await self._workspace_allowed(mode, confirm)
             todo = []
             for name, conn in self.servers.items():
                 if conn.state in ("connected", "starting"):
                     continue
-                if conn.config.origin == "workspace" and not allowed:
+                if conn.config.origin == "workspace" and not self._trusted(conn.config, trust):
                     continue
                 if conn.state == "failed" and not conn.may_retry():
                     continue  # failed moments ago: do not make every turn wait for it
@@ -163,41 +157,17 @@ class McpHub:
                 self.last_start_ms = (time.perf_counter() - began) * 1000.0
             self._changed()
 
-    async def _workspace_allowed(self, mode: ApprovalMode, confirm: Confirm | None) -> bool:
-        workspace = [
-            c
-            for c in self.servers.values()
-            if c.config.origin == "workspace" and c.state == "stopped"
-        ]
-        if not workspace or mode == "auto" or self._allowed:
+    def _trusted(self, config: ServerConfig, trust: WorkspaceTrust | None) -> bool:
+        if trust is not None and trust.covers(WORKSPACE_FILE, config.digest):
             return True
-        names = ", ".join(c.config.name for c in workspace)
-        if mode == "readonly":
-            for conn in workspace:
-                self._held[conn.config.name] = (
-                    "not started: approval mode is readonly and this server comes from the "
-                    "workspace's .mcp.json (it runs a program named by the repository)"
-                )
-            return False
-        if self._asked:
-            return False
-        if confirm is None:
-            for conn in workspace:
-                self._held[conn.config.name] = "waiting for the user's approval to start"
-            return False
-        self._asked = True
-        detail = "\n".join(f"{c.config.name}: {c.config.shown}" for c in workspace)
-        try:
-            self._allowed = await confirm(
-                f"Start the MCP servers of this workspace's .mcp.json ({names})?", detail
+        if trust is not None and trust.state == "trusted":
+            why = f"{WORKSPACE_FILE} changed after the workspace was trusted"
+        else:
+            why = (
+                trust.reason if trust is not None else "waiting for the user to trust the workspace"
             )
-        except Exception as exc:
-            log.warning("asking to start workspace MCP servers failed: %s", exc)
-            self._allowed = False
-        if not self._allowed:
-            for conn in workspace:
-                self._held[conn.config.name] = "not started: the user declined to start it"
-        return self._allowed
+        self._held[config.name] = why
+        return False
 
     async def close(self) -> None:
         """Stop every server (their processes end)."""

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ink_ls.core.messages import AssistantMessage, AssistantStop, ToolCall, Usage
-from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model import extras
+from ink_ls.model.errors import ModelProtocolError, excerpt, stream_error
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ class _PartialCall:
     """Set once the stream moved past this call (its final id is fixed then)."""
     frozen: bool = False
     """Sealed with arguments that are complete JSON: later fragments are dropped."""
+    extra: extras.Extra = field(default_factory=dict)
+    """Fields of the call we keep without interpreting (Gemini's `extra_content`)."""
 
 
 def _int(value: Any) -> int:
@@ -58,14 +61,31 @@ def parse_usage(raw: Any) -> Usage | None:
 class StreamAssembler:
     """Feed each decoded `data:` object to `feed`; call `finish` after `[DONE]`."""
 
-    def __init__(self, *, secret: str | None = None) -> None:
+    def __init__(self, *, secret: str | None = None, dialect: str = extras.DIALECT) -> None:
         self._secret = secret
+        self._dialect = dialect
+        """The key under which the fields we keep are stored in `extra`."""
         self._text: list[str] = []
         self._calls: list[_PartialCall] = []
         self._finish_reason: str | None = None
         self._usage: Usage | None = None
         self._ids: set[str] = set()
         self._ready: list[tuple[int, ToolCall]] = []
+        self._extra: extras.Extra = {}
+        self._thinking: list[str] = []
+        self._thinking_new: list[str] = []
+
+    @property
+    def finished(self) -> bool:
+        """Whether the choice's `finish_reason` arrived: the reply is complete, with or
+        without a `[DONE]` after it (llama.cpp forks, proxies)."""
+        return self._finish_reason is not None
+
+    def take_thinking(self) -> str:
+        """The visible reasoning added since the last take ("" when none)."""
+        added = "".join(self._thinking_new)
+        self._thinking_new = []
+        return added
 
     @property
     def text(self) -> str:
@@ -78,9 +98,8 @@ class StreamAssembler:
             raise ModelProtocolError(
                 f"the model endpoint sent an unexpected stream item: {excerpt(str(chunk), None)}"
             )
-        if chunk.get("error") is not None:
-            detail = excerpt(_dumps(chunk), self._secret)
-            raise ModelProtocolError(f"the model endpoint reported an error mid-reply: {detail}")
+        if chunk.get("error") is not None or chunk.get("object") == "error":
+            raise stream_error(_dumps(chunk), self._secret, started=bool(self._text))
         usage = parse_usage(chunk.get("usage"))
         if usage is not None:
             self._usage = usage
@@ -94,9 +113,18 @@ class StreamAssembler:
         added = ""
         if isinstance(delta, dict):
             content = delta.get("content")
+            thought = extras.reasoning_text(delta)
+            if isinstance(content, list):  # Mistral's reasoning models: typed parts
+                content, part_thought = extras.content_parts(content)
+                thought += part_thought
             if isinstance(content, str) and content:
                 self._text.append(content)
                 added = content
+            for key, value in extras.unknown_fields(delta, extras.MESSAGE_FIELDS).items():
+                extras.merge_into(self._extra, key, value)
+            if thought:
+                self._thinking.append(thought)
+                self._thinking_new.append(thought)
             calls = delta.get("tool_calls")
             if isinstance(calls, list):
                 for call in calls:
@@ -140,10 +168,12 @@ class StreamAssembler:
         self._ids.add(call_id)
         return call_id
 
-    @staticmethod
-    def _call(slot: _PartialCall, call_id: str) -> ToolCall:
+    def _call(self, slot: _PartialCall, call_id: str) -> ToolCall:
         arguments = "".join(slot.arguments)
-        return ToolCall(id=call_id, name=slot.name, arguments=arguments.strip() or "{}")
+        extra = {self._dialect: slot.extra} if slot.extra else {}
+        return ToolCall(
+            id=call_id, name=slot.name, arguments=arguments.strip() or "{}", extra=extra
+        )
 
     def _tool_delta(self, call: dict[str, Any]) -> None:
         raw_index, raw_id = call.get("index"), call.get("id")
@@ -157,6 +187,8 @@ class StreamAssembler:
             return
         if call_id and not slot.id:
             slot.id = call_id
+        for key, value in extras.unknown_fields(call, extras.CALL_FIELDS).items():
+            extras.merge_into(slot.extra, key, value)
         fn = call.get("function")
         if isinstance(fn, dict):
             name = fn.get("name")
@@ -207,6 +239,8 @@ class StreamAssembler:
             stop_reason=stop,
             usage=self._usage or Usage(),
             error=error,
+            thinking="".join(self._thinking) or None,
+            extra={self._dialect: self._extra} if self._extra else {},
         )
 
 

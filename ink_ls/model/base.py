@@ -14,6 +14,21 @@ class ModelError(Exception):
     """Root of model-access errors. Messages never contain the API key."""
 
 
+@dataclass(frozen=True)
+class ContextWindow:
+    """The model's context window and where the figure came from."""
+
+    tokens: int
+    source: str
+    """Where it came from, for people: `configured`, `Ollama runtime`, `llama.cpp n_ctx`, …"""
+    runtime: bool = False
+    """The server really runs this window: it cuts (or refuses) a longer prompt."""
+
+    def describe(self) -> str:
+        """`window 4,096 tokens (Ollama runtime)`."""
+        return f"window {self.tokens:,} tokens ({self.source})"
+
+
 @dataclass
 class ModelRequest:
     system: str
@@ -25,6 +40,13 @@ class ModelRequest:
 @dataclass
 class TextDelta:
     """A piece of streamed assistant text."""
+
+    text: str
+
+
+@dataclass
+class ThinkingDelta:
+    """A piece of the model's visible reasoning (shown to the user, never part of the answer)."""
 
     text: str
 
@@ -51,7 +73,7 @@ class ReplyDone:
     message: AssistantMessage
 
 
-StreamItem = TextDelta | ToolCallReady | ReplyDone
+StreamItem = TextDelta | ThinkingDelta | ToolCallReady | ReplyDone
 
 
 class Model(Protocol):

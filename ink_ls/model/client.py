@@ -1,14 +1,16 @@
-"""The OpenAI-compatible Chat Completions client: one streamed reply per `stream` call.
+"""The model client every provider shares: one streamed reply per `stream` call.
 
 Owns the HTTP side only — retries before the first streamed byte, cancellation that closes
 the connection at once, and turning every failure into a `ModelError` with a sentence a user
-can act on. Request shapes live in `convert`, chunk assembly in `assemble`, SSE in `sse`.
+can act on. What differs per API (URL, headers, body, framing, stream parsing) is a `Dialect`
+(`chat`, `responses`, `anthropic`); SSE framing is `sse`. With the window set and Ollama
+behind a Chat Completions URL, chat goes to Ollama's native `/api/chat` (`ollama_dialect`),
+the one API that runs the model with that window.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -18,16 +20,15 @@ import httpx
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import AssistantMessage
 from ink_ls.core.signal import CancelSignal
-from ink_ls.model.assemble import StreamAssembler
 from ink_ls.model.base import (
     ModelError,
     ModelRequest,
     ReplyDone,
     StreamItem,
     TextDelta,
-    ToolCallReady,
 )
-from ink_ls.model.convert import request_body
+from ink_ls.model.chat import ChatDialect
+from ink_ls.model.dialect import Dialect
 from ink_ls.model.errors import (
     ModelContextLengthError,
     ModelHTTPError,
@@ -38,7 +39,7 @@ from ink_ls.model.errors import (
     redact,
 )
 from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
-from ink_ls.model.sse import SSEDecoder
+from ink_ls.model.window import LOOKUP_TIMEOUT, server_root
 
 log = logging.getLogger(__name__)
 
@@ -64,15 +65,17 @@ class _Cancelled:
 
 
 _CANCELLED = _Cancelled()
-_QueueItem = TextDelta | ToolCallReady | ReplyDone | BaseException | _Cancelled
+_QueueItem = StreamItem | BaseException | _Cancelled
 
 
-class OpenAIClient:
-    """Implements `ink_ls.model.base.Model` over `httpx.AsyncClient`. Close with `aclose()`."""
+class ModelClient:
+    """Implements `ink_ls.model.base.Model` for one `Dialect` over `httpx.AsyncClient`.
+    Close with `aclose()`."""
 
     def __init__(
         self,
         settings: ModelSettings,
+        dialect: Dialect,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep | None = None,
@@ -83,7 +86,9 @@ class OpenAIClient:
             settings.request_timeout, connect=min(30.0, settings.request_timeout)
         )
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
-        self._url = settings.base_url + "/chat/completions"
+        self.dialect = dialect
+        self._ollama: bool | None = None
+        """Whether the endpoint is Ollama (asked once, only for chat with the window set)."""
         self._sleep: Sleep = sleep or asyncio.sleep
         self._rng = rng or random.random
 
@@ -143,22 +148,26 @@ class OpenAIClient:
             queue.put_nowait(exc)
 
     async def _attempts(self, request: ModelRequest, put: Callable[[_QueueItem], None]) -> None:
-        body = request_body(request, self.settings)
+        dialect = self.dialect
+        if dialect.name == "openai-chat" and await self._native_ollama():
+            from ink_ls.model.ollama_dialect import OllamaDialect
+
+            dialect = OllamaDialect()  # only Ollama's own API runs the model with the window
+        url = dialect.url(self.settings.base_url)
+        body = dialect.body(request, self.settings)
         key = self.settings.resolved_api_key()
-        headers = {"Accept": "text/event-stream"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        headers = dialect.headers(key)
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             log.debug(
                 "POST %s model=%s messages=%d attempt=%d",
-                self._url,
+                url,
                 self.settings.model,
-                len(body["messages"]),
+                len(request.messages),
                 attempt,
             )
             try:
-                await self._once(body, headers, key, put)
+                await self._once(dialect, url, body, headers, key, put)
                 return
             except _Retryable as retry:
                 if attempt == attempts:
@@ -185,35 +194,65 @@ class OpenAIClient:
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, self._rng())
 
+    async def _native_ollama(self) -> bool:
+        """True when the window is set and the endpoint is Ollama (`GET /api/version`)."""
+        if self._ollama is None:
+            self._ollama = False
+            if self.settings.context_window is not None:
+                root = server_root(self.settings.base_url)
+                try:
+                    resp = await self._http.get(root + "/api/version", timeout=LOOKUP_TIMEOUT)
+                    answer = resp.json() if resp.is_success else None
+                except (httpx.HTTPError, ValueError):
+                    answer = None
+                self._ollama = isinstance(answer, dict) and isinstance(answer.get("version"), str)
+                if self._ollama:
+                    log.info("Ollama at %s: chat goes to its native /api/chat (num_ctx)", root)
+        return self._ollama
+
     async def _once(
         self,
+        dialect: Dialect,
+        url: str,
         body: dict[str, object],
         headers: dict[str, str],
         key: str | None,
         put: Callable[[_QueueItem], None],
     ) -> None:
         got_bytes = False
+        parser = dialect.parser(key)
         try:
-            async with self._http.stream("POST", self._url, json=body, headers=headers) as resp:
+            async with self._http.stream("POST", url, json=body, headers=headers) as resp:
                 if resp.status_code >= 300:
                     raw = await _read_capped(resp, _ERROR_BODY_CAP)
                     raise self._status_error(resp, raw, key)
                 if resp.headers.get("content-type", "").startswith("application/json"):
                     raw = await _read_capped(resp, _JSON_BODY_CAP)
-                    put(ReplyDone(_whole_reply(raw, key)))
+                    put(ReplyDone(dialect.whole_reply(raw, key)))
                     return
-                decoder = SSEDecoder()
-                assembler = StreamAssembler(secret=key)
-                async for chunk in resp.aiter_bytes():
-                    if not chunk:
-                        continue
-                    got_bytes = True
-                    for event in decoder.feed(chunk):
-                        if _handle(event.data, assembler, put, key):
-                            return
+                decoder = dialect.decoder()
+                try:
+                    async for chunk in resp.aiter_bytes():
+                        if not chunk:
+                            continue
+                        got_bytes = True
+                        for event in decoder.feed(chunk):
+                            if _deliver(parser.feed(event), put):
+                                return
+                        # let the consumer show what this chunk brought before the next one
+                        # (a read of buffered bytes does not yield to the event loop)
+                        await asyncio.sleep(0)
+                except httpx.TransportError:
+                    if not parser.finished:
+                        raise
+                    # the reply's end arrived: it is whole, only the stream's close was lost
+                    log.info("the model stream closed uncleanly after the reply was complete")
                 for event in decoder.close():
-                    if _handle(event.data, assembler, put, key):
+                    if _deliver(parser.feed(event), put):
                         return
+                if parser.finished:  # no end marker after the stop reason (ik_llama.cpp, …)
+                    put(ReplyDone(parser.end()))
+                    return
                 if not got_bytes:
                     raise _Retryable(
                         ModelProtocolError(
@@ -221,10 +260,7 @@ class OpenAIClient:
                         ),
                         "empty reply",
                     )
-                raise ModelProtocolError(
-                    "the model stream ended before it was complete (no [DONE]); "
-                    "the reply was discarded"
-                )
+                raise ModelProtocolError(parser.cut_off)
         except httpx.TimeoutException as exc:
             error = ModelTransportError(
                 f"the model endpoint at {self.settings.base_url} did not answer within "
@@ -237,9 +273,7 @@ class OpenAIClient:
         except httpx.TransportError as exc:
             detail = redact(str(exc) or type(exc).__name__, key)
             if got_bytes:
-                raise ModelTransportError(
-                    f"the connection to the model endpoint dropped mid-reply ({detail})"
-                ) from None
+                raise ModelTransportError(f"{parser.cut_off} ({detail})") from None
             raise _Retryable(
                 ModelTransportError(
                     f"cannot reach the model endpoint at {self.settings.base_url} ({detail}); "
@@ -292,45 +326,13 @@ def _with_note(error: ModelError, note: str) -> ModelError:
     return type(error)(f"{error}{note}")
 
 
-def _handle(
-    data: str, assembler: StreamAssembler, put: Callable[[_QueueItem], None], key: str | None
-) -> bool:
-    """Process one SSE data payload; True when the reply is complete."""
-    if data.strip() == "[DONE]":
-        put(ReplyDone(assembler.finish()))
-        return True
-    try:
-        chunk = json.loads(data)
-    except ValueError:
-        raise ModelProtocolError(
-            f"the model endpoint sent a stream item that is not JSON: {excerpt(data, key, 120)}"
-        ) from None
-    added = assembler.feed(chunk)
-    if added:
-        put(TextDelta(added))
-    for index, call in assembler.take_ready():
-        put(ToolCallReady(index, call))
+def _deliver(items: list[StreamItem], put: Callable[[_QueueItem], None]) -> bool:
+    """Hand a parser's items on; True when the reply is complete."""
+    for item in items:
+        put(item)
+        if isinstance(item, ReplyDone):
+            return True
     return False
-
-
-def _whole_reply(raw: bytes, key: str | None) -> AssistantMessage:
-    """A non-streamed JSON completion (servers that ignore `stream: true`)."""
-    try:
-        data = json.loads(raw)
-        choice = data["choices"][0]
-        delta = choice["message"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise ModelProtocolError(
-            f"the model endpoint sent a reply that is not a chat completion: {excerpt(raw, key)}"
-        ) from None
-    assembler = StreamAssembler(secret=key)
-    assembler.feed(
-        {
-            "choices": [{"delta": delta, "finish_reason": choice.get("finish_reason")}],
-            "usage": data.get("usage"),
-        }
-    )
-    return assembler.finish()
 
 
 async def _read_capped(resp: httpx.Response, cap: int) -> bytes:
@@ -342,3 +344,17 @@ async def _read_capped(resp: httpx.Response, cap: int) -> bytes:
         if size >= cap:
             break
     return b"".join(parts)[:cap]
+
+
+class OpenAIClient(ModelClient):
+    """The Chat Completions client (OpenAI and every OpenAI-compatible server)."""
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep | None = None,
+        rng: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(settings, ChatDialect(), transport=transport, sleep=sleep, rng=rng)

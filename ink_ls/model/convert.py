@@ -3,7 +3,8 @@
 Pure functions, no I/O. Rules the API imposes: tool results are `role: tool` messages that
 follow the assistant message right away and carry text only, so images from a batch of
 results go in one user message after them; models without vision get a text placeholder
-instead of an image (history itself keeps the image).
+instead of an image (history itself keeps the image). Fields the provider sent that we keep
+(`extra["openai-chat"]`) go back on their assistant message and tool calls unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ink_ls.core.messages import (
     UserMessage,
 )
 from ink_ls.model.base import ModelRequest
+from ink_ls.model.extras import DIALECT
 
 JSONObject = dict[str, Any]
 
@@ -55,10 +57,14 @@ def _user_content(blocks: list[ContentBlock], *, vision: bool) -> str | list[JSO
 def _assistant(message: AssistantMessage) -> JSONObject | None:
     if not message.text and not message.tool_calls:
         return None  # an empty (aborted / failed) reply: several servers refuse empty content
-    out: JSONObject = {"role": "assistant", "content": message.text or None}
+    # what the provider sent and we did not interpret goes back as received (DeepSeek refuses
+    # a tool-calling turn without its `reasoning_content`, Gemini one without its signature)
+    out: JSONObject = dict(message.extra.get(DIALECT, {}))
+    out.update(role="assistant", content=message.text or None)
     if message.tool_calls:
         out["tool_calls"] = [
             {
+                **call.extra.get(DIALECT, {}),
                 "id": call.id,
                 "type": "function",
                 "function": {"name": call.name, "arguments": call.arguments},

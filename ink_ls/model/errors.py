@@ -32,7 +32,26 @@ class ModelTransportError(ModelError):
 
 
 class ModelProtocolError(ModelError):
-    """The endpoint's answer broke the streaming protocol (garbage, no [DONE], bad shapes)."""
+    """The endpoint's answer broke the streaming protocol (garbage, a cut reply, bad shapes)."""
+
+
+class ModelStreamError(ModelError):
+    """The endpoint reported an error inside the stream (llama.cpp's `error:` line,
+    `data: {"error": …}`, `event: error`); the message is the server's own."""
+
+
+def stream_error(payload: str, secret: str | None, *, started: bool) -> ModelError:
+    """The error for an in-stream error payload. Before any text, an over-long prompt becomes
+    `ModelContextLengthError` so the loop compacts and asks again, as for an HTTP 400."""
+    detail = excerpt(payload, secret)
+    if not started and _CONTEXT_PATTERNS.search(detail):
+        return ModelContextLengthError(
+            400,
+            detail,
+            f"the conversation no longer fits the model's context window ({detail}); "
+            "start a new session",
+        )
+    return ModelStreamError(f"the model endpoint reported an error: {detail}")
 
 
 _CONTEXT_PATTERNS = re.compile(

@@ -2,7 +2,8 @@
 
 Pure and synchronous so it can be tested byte by byte; knows nothing about HTTP or JSON.
 Follows the WHATWG event-stream rules that matter for chat completions: any line ending,
-multi-line `data`, comments, and UTF-8 split across chunks.
+multi-line `data`, comments, and UTF-8 split across chunks; and one dialect: llama.cpp's
+`error: {…}` line becomes an event named `error`, like `event: error`.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class SSEDecoder:
             return events
         buf = self._buffer + text
         self._pending_cr = buf.endswith("\r")
-        lines = _LINE_END.split(buf)
+        # most servers end lines with \n alone: str.split is several times faster than the regex
+        lines = _LINE_END.split(buf) if "\r" in buf else buf.split("\n")
         self._buffer = lines.pop()  # the unterminated rest ("" after a line end)
         for line in lines:
             self._line(line, events)
@@ -74,7 +76,10 @@ class SSEDecoder:
             self._data.append(value)
         elif field == "event":
             self._event = value
-        # id, retry and unknown fields do not matter for chat completions
+        elif field == "error":  # llama.cpp's server reports a failure as an `error:` line
+            self._data.append(value)
+            self._event = "error"
+        # id, retry and other fields do not matter for chat completions
 
     def _dispatch(self, events: list[SSEEvent]) -> None:
         if self._data:

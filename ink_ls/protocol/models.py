@@ -261,6 +261,14 @@ class AgentMessageChunk(WireModel):
     content: TextContent
 
 
+class ThinkingChunk(WireModel):
+    """A piece of the model's visible reasoning; clients show it collapsed, apart from the
+    answer (ACP's `agent_thought_chunk`)."""
+
+    session_update: Literal["thinking"] = "thinking"
+    content: TextContent
+
+
 class PromptContext(WireModel):
     """The document (and lines) a replayed prompt was asked from."""
 
@@ -310,6 +318,8 @@ class UsageUpdate(WireModel):
     context_tokens: int | None = None
     """Tokens the conversation holds now (what the next request sends, before new input)."""
     context_window: int | None = None
+    context_window_source: str | None = None
+    """Where the window figure came from: `Ollama runtime`, `llama.cpp n_ctx`, `configured`…"""
     session_input_tokens: int = 0
     session_output_tokens: int = 0
     session_cache_read_tokens: int = 0
@@ -358,6 +368,7 @@ class TurnEndUpdate(WireModel):
 
 SessionUpdateBody = Annotated[
     AgentMessageChunk
+    | ThinkingChunk
     | UserMessageChunk
     | ToolCallRegistered
     | ToolCallUpdate

@@ -39,11 +39,19 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--approval",
-        choices=("ask", "auto", "readonly"),
+        choices=("ask", "auto", "readonly", "plan"),
         default=None,
         help="ask: confirm changes and commands here (default on a terminal); "
         "auto: allow everything; readonly: refuse changes and commands (default "
-        "when stdin is not a terminal)",
+        "when stdin is not a terminal); plan: only read, end with a plan to approve. "
+        "Permission rules of the settings files apply first; this beats their defaultMode",
+    )
+    p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="trust this workspace's own files (.mcp.json, project settings, hooks, sandbox "
+        "widenings) for this run without asking; otherwise a terminal asks once, and nothing "
+        "else trusts them",
     )
     p.add_argument(
         "--session", metavar="ID", help="continue session ID, or start a new one under that ID"
@@ -94,8 +102,14 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
         "--approval",
         choices=("ask", "auto", "readonly"),
         default=None,
-        help="whether a workspace .mcp.json's servers start: ask (default on a "
-        "terminal), auto (start them), readonly (do not; default otherwise)",
+        help="ask (default on a terminal: asks to trust the workspace before its "
+        ".mcp.json's servers start) or readonly (never asks); auto does not trust it",
+    )
+    p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="trust this workspace's own files (.mcp.json, project settings) for this run "
+        "without asking; otherwise a terminal asks once, and nothing else trusts them",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="list every tool")
     return p

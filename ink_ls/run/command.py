@@ -13,6 +13,7 @@ import signal as signals
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 
@@ -21,14 +22,24 @@ from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.agent.plan_mode import PlanApproval, run_turn
+from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
+from ink_ls.run.rules import NoTerminalAsker, first_mode
 from ink_ls.run.safe import SafeConsole, clean_line
-from ink_ls.run.terminal import TerminalAsker, TerminalChanges, TerminalPrompter
+from ink_ls.run.terminal import (
+    Asker,
+    TerminalAsker,
+    TerminalChanges,
+    TerminalPrompter,
+    ask_plan_approval,
+)
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
@@ -77,6 +88,10 @@ class _Setup:
     settings: ModelSettings
     approval: ApprovalMode
     session: Session
+    stated: ApprovalMode | None
+    """`--approval`, which beats the settings files' defaultMode."""
+    interactive: bool
+    trust: WorkspaceTrust
 
 
 def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
@@ -103,13 +118,8 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
         fail("--max-turns must be at least 1")
         return None
     interactive = sys.stdin.isatty() and args.prompt != "-"
-    approval: ApprovalMode = args.approval or ("ask" if interactive else "readonly")
-    if approval == "ask" and not interactive:
-        fail(
-            "--approval ask needs a terminal to ask on (stdin is not one); "
-            "use --approval auto or --approval readonly"
-        )
-        return None
+    # the project's defaultMode counts only once the workspace is trusted (in `_run`)
+    approval = first_mode(cwd, approval=args.approval, interactive=interactive)
     try:
         settings = ModelSettings.from_env(
             base_url=args.base_url, model=args.model, api_key_env=args.api_key_env
@@ -130,18 +140,24 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
     except (SessionError, OSError) as exc:
         fail(str(exc))
         return None
-    return _Setup(cwd, prompt, settings, approval, session)
+    trust = workspace_trust(
+        cwd, explicit=True if args.trust_workspace else None, interactive=interactive
+    )
+    return _Setup(cwd, prompt, settings, approval, session, args.approval, interactive, trust)
 
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
     err = _stderr()
     ui = err if json_mode else SafeConsole()
-    view = None if json_mode else TerminalView(ui, setup.cwd)
+    view = None if json_mode else TerminalView(ui, setup.cwd, err=err)
     sink: EventSink
+    controller = CancelController()
+    terminal = TerminalAsker(ui, pause=view.paused) if view is not None else TerminalAsker(ui)
+    asker: Asker = terminal if setup.interactive else NoTerminalAsker(controller.cancel)
     if view is None:
-        sink, asker = JsonPrinter(sys.stdout, session_id=setup.session.id), TerminalAsker(ui)
+        sink = JsonPrinter(sys.stdout, session_id=setup.session.id)
     else:
-        sink, asker = view, TerminalAsker(ui, pause=view.paused)
+        sink = view
     meter = Meter(sink, setup.session.totals)
     factory = AgentFactory(max_turns=max_turns)
     hub = McpHub.for_workspace(setup.cwd, secret_env=setup.settings.secret_env_names())
@@ -151,8 +167,9 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         changes=TerminalChanges(asker, setup.cwd),
         on_event=meter,
         mcp=hub,
+        trust=setup.trust,
+        mode_stated=setup.stated is not None,
     )
-    controller = CancelController()
     try:
         async with TurnBuilder(factory).turn(
             front,
@@ -160,13 +177,18 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             settings=setup.settings,
             cwd=setup.cwd,
             signal=controller.signal,
+            session_id=setup.session.id,
+            transcript_path=str(setup.session.path) if setup.session.messages else None,
         ) as prepared:
+            for line in prepared.notices:  # settings files: problems, ignored parts, sandbox
+                err.print(f"ink-ls run: {line}", style="yellow", markup=False)
             _header(prepared, hub, err, setup, json_mode=json_mode)
             if compact:
                 status = await _compact(prepared.agent, err, setup)
                 if status != EXIT_OK or not setup.prompt.strip():
                     return status
-            result = await _run_agent(prepared.agent, setup.prompt, controller, err)
+            approve = _plan_approval(terminal, controller) if setup.interactive else None
+            result = await _run_agent(prepared.agent, front.gate, setup, controller, approve)
     except asyncio.CancelledError:
         from ink_ls.tools.processes import kill_all_tracked
 
@@ -178,6 +200,9 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             view.close()
         await factory.close_models()
         await hub.close()
+    if isinstance(asker, NoTerminalAsker) and asker.needed is not None:
+        err.print(f"ink-ls run: {asker.usage_message(front.gate.mode)}", markup=False)
+        return EXIT_USAGE
     return _report(
         result, setup, err, json_mode=json_mode, max_turns=max_turns, tokens=meter.summary()
     )
@@ -188,6 +213,10 @@ def _header(
 ) -> None:
     """MCP servers that could not start (the run goes on without them); then, in the live
     view, the session, the model, its window and the project instructions in force."""
+    for notice in prepared.notices:  # the settings files' problems, what trust held back
+        err.print(f"ink-ls run: {notice}", markup=False)
+    for problem in hub.problems:  # e.g. a ${VAR} a project file may not expand
+        err.print(f"MCP: {problem}", style="yellow", markup=False)
     for server in hub.status():
         if server.error:
             err.print(
@@ -199,7 +228,7 @@ def _header(
         return
     err.print(
         f"session {setup.session.id} · {setup.settings.model} at "
-        f"{setup.settings.base_url} · window {prepared.window:,} tokens",
+        f"{setup.settings.base_url} · {prepared.window_info.describe()}",
         style="dim",
         markup=False,
     )
@@ -211,10 +240,25 @@ def _header(
         err.print(context_line(event, setup.cwd), style="dim", markup=False)
 
 
+def _plan_approval(asker: TerminalAsker, controller: CancelController) -> PlanApproval:
+    """Plan mode's "Approve and continue in ask/auto" on the terminal."""
+
+    async def approve(plan: str) -> Literal["ask", "auto"] | None:
+        return await ask_plan_approval(asker, controller.signal)
+
+    return approve
+
+
 async def _run_agent(
-    agent: Agent, prompt: str, controller: CancelController, err: Console
+    agent: Agent,
+    gate: ApprovalGate,
+    setup: _Setup,
+    controller: CancelController,
+    approve: PlanApproval | None,
 ) -> RunResult:
-    """The run, Ctrl-C cancelling it (a second Ctrl-C stops at once: `CancelledError`)."""
+    """The run (with plan mode's approval), Ctrl-C cancelling it (a second Ctrl-C stops at
+    once: `CancelledError`)."""
+    err = _stderr()
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     interrupts = 0
@@ -230,7 +274,7 @@ async def _run_agent(
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
-        return await agent.run(prompt, controller.signal)
+        return await run_turn(agent, gate, setup.prompt, controller.signal, approve)
     finally:
         loop.remove_signal_handler(signals.SIGINT)
 

@@ -1,7 +1,8 @@
 """`ink-ls mcp list`, and the MCP servers of an `ink-ls run`.
 
-`mcp list` starts every configured server for the workspace (asking on the terminal before
-a `.mcp.json`'s, like a run) and prints one line per server, then stops them.
+`mcp list` starts every configured server for the workspace (a `.mcp.json`'s once the
+workspace is trusted: asked on the terminal, like a run) and prints one line per server, then
+stops them.
 Exit status 0 when every server connected (or was held back on purpose), 1 when one failed.
 """
 
@@ -14,8 +15,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ink_ls.agent.approval import Prompter, yes_no
+from ink_ls.agent.approval import Prompter
+from ink_ls.agent.trust import trust_asker, workspace_trust
 from ink_ls.core.config import ApprovalMode, ModelSettings
+from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub, ServerStatus
 from ink_ls.run.safe import SafeConsole, clean_line
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter
@@ -27,12 +30,16 @@ def secret_env(settings: ModelSettings | None) -> tuple[str, ...]:
 
 
 async def start_hub(
-    cwd: Path, mode: ApprovalMode, prompter: Prompter | None, settings: ModelSettings | None
+    trust: WorkspaceTrust,
+    mode: ApprovalMode,
+    prompter: Prompter | None,
+    settings: ModelSettings | None,
 ) -> McpHub:
-    """The workspace's servers, started (workspace ones asked about through `prompter`)."""
-    hub = McpHub.for_workspace(cwd, secret_env=secret_env(settings))
-    confirm = yes_no(prompter) if prompter is not None else None
-    await hub.start(mode=mode, confirm=confirm)
+    """The workspace's servers, started; a `.mcp.json`'s once the workspace is trusted (asked
+    through `prompter` when `trust` may ask)."""
+    hub = McpHub.for_workspace(trust.root, secret_env=secret_env(settings))
+    await trust.resolve(trust_asker(prompter) if prompter is not None else None, mode=mode)
+    await hub.start(trust=trust)
     return hub
 
 
@@ -55,7 +62,10 @@ async def _list(args: argparse.Namespace, err: Console) -> int:
     interactive = sys.stdin.isatty()
     mode: ApprovalMode = args.approval or ("ask" if interactive else "readonly")
     prompter = TerminalPrompter(TerminalAsker(err)) if interactive else None
-    hub = await start_hub(cwd, mode, prompter, None)
+    trust = workspace_trust(
+        cwd, explicit=True if args.trust_workspace else None, interactive=interactive
+    )
+    hub = await start_hub(trust, mode, prompter, None)
     try:
         for problem in hub.problems:
             err.print(f"ink-ls mcp: {problem}", markup=False)

@@ -1,5 +1,6 @@
 """The live terminal view of `ink-ls run`: streamed text, each tool call with its state
-(queued, running, done, failed) and duration, a spinner while a call runs.
+(queued, running, done, failed) and duration, a spinner while a call runs; the model's
+reasoning in dim text above its answer, warnings in yellow on stderr.
 
 Finished items are printed once, in order, above a small live region that shows only what is
 still in flight. On a console that is not a terminal nothing is animated: the same finished
@@ -31,18 +32,22 @@ from rich.text import Text
 from ink_ls.agent.events import (
     AgentEvent,
     CompactionEvent,
+    HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     ToolStartEvent,
+    WarningEvent,
 )
 from ink_ls.core.messages import text_of
 from ink_ls.run.accounting import context_line
 from ink_ls.run.safe import clean, clean_line, safe_text
+from ink_ls.tools.todo import TODO_TOOL, TodoItem, checklist, todos_of
 
 RowState = Literal["queued", "running", "done", "failed"]
 TAIL_LINES = 8
@@ -73,11 +78,18 @@ class _Row:
 class TerminalView:
     """An `EventSink` rendering a run on `console`. Call `close()` when the run is over."""
 
-    def __init__(self, console: Console, cwd: Path | None = None) -> None:
+    def __init__(
+        self, console: Console, cwd: Path | None = None, *, err: Console | None = None
+    ) -> None:
         self.console = console
+        self._err = err or console
+        """Warnings, and the model's reasoning when `console` is not a terminal (so a piped
+        stdout keeps only the answer)."""
         self._cwd = cwd
         self._rows: dict[str, _Row] = {}
+        self._todos: dict[str, list[TodoItem]] = {}
         self._streaming = ""
+        self._thinking = ""
         self._live: Live | None = None
         if console.is_terminal:
             self._live = Live(
@@ -115,8 +127,17 @@ class TerminalView:
         if isinstance(event, TextDeltaEvent):
             if event.parent_tool_call_id is None:  # a sub-agent's text is not the answer
                 self._streaming += event.text
+        elif isinstance(event, ThinkingDeltaEvent):
+            if event.parent_tool_call_id is None:
+                self._thinking += event.text
+        elif isinstance(event, WarningEvent):
+            self._err.print(f"warning: {event.message}", style="yellow", markup=False)
         elif isinstance(event, MessageEndEvent):
-            self._streaming = ""
+            self._streaming = self._thinking = ""
+            thinking = (event.message.thinking or "").strip()
+            if thinking:
+                where = self.console if self._live else self._err
+                where.print(safe_text(f"thinking: {thinking}", style="dim italic"))
             if event.message.text.strip():
                 answer = clean(event.message.text)  # from outside: never markup, no controls
                 self._print(_markdown(answer) if self._live else Text(answer))
@@ -124,6 +145,8 @@ class TerminalView:
             parent = event.parent_tool_call_id
             title = clean_line(event.title or event.tool_name)
             self._rows[event.tool_call_id] = _Row(title, parent=parent)
+            if event.tool_name == TODO_TOOL:
+                self._todos[event.tool_call_id] = todos_of(event.arguments) or []
             if parent is not None and parent in self._rows:
                 self._rows[parent].children.append(event.tool_call_id)
         elif isinstance(event, ToolRunningEvent):
@@ -137,6 +160,11 @@ class TerminalView:
                 row.duration_ms = event.duration_ms
         elif isinstance(event, ToolEndEvent):
             self._ended(event)
+        elif isinstance(event, HookRunEvent):
+            if event.phase == "end" and event.outcome != "ok":
+                self._print(
+                    safe_text(f"hook {event.event} `{event.command}`: {event.message}", "yellow")
+                )
         elif isinstance(event, InstructionsEvent | CompactionEvent):
             self._print(Text(context_line(event, self._cwd), style="dim"))
         elif isinstance(event, RunEndEvent):
@@ -161,6 +189,16 @@ class TerminalView:
             self._print(line)
             return
         self._print(line)
+        todos = self._todos.pop(event.tool_call_id, [])
+        if todos and not event.is_error:  # the to-do list as a checklist under its call
+            for item, text in zip(todos, checklist(todos), strict=True):
+                style = "dim" if item.status == "completed" else ""
+                self._print(
+                    safe_text(
+                        f"{INDENT}{clean_line(text)}",
+                        style="bold" if item.status == "in_progress" else style,
+                    )
+                )
         for child_id in row.children:
             child = self._rows.pop(child_id, None)
             if child is None:
@@ -191,6 +229,9 @@ class TerminalView:
 
     def __rich__(self) -> RenderableType:
         parts: list[RenderableType] = []
+        if self._thinking and not self._streaming:  # reasoning until the answer begins
+            tail = self._thinking.splitlines()[-TAIL_LINES:]
+            parts.append(safe_text("thinking: " + "\n".join(tail), style="dim italic"))
         if self._streaming:
             tail = self._streaming.splitlines()[-TAIL_LINES:]
             parts.append(safe_text("\n".join(tail)))

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from ink_ls.core.fileio import escape_message, inside, meant_inside, resolve_target
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import DiffDisplay, ToolContext, ToolResult
 from ink_ls.tools.diffs import numbered_diff
@@ -27,6 +29,11 @@ async def write_change(
     calling tool report those.
     """
     signal.raise_if_cancelled()
+    target = resolve_target(path)
+    if meant_inside(path, context.cwd) and not inside(target, Path(os.path.realpath(context.cwd))):
+        # every writer, an editor's too (it would follow the link): the disk writers check
+        # again at the rename, which no link swapped in later can redirect
+        return ToolResult(f"Error writing {shown}: {escape_message(path, target)}", is_error=True)
     try:
         await context.writer.write_text(
             path,

@@ -373,11 +373,19 @@ def install_exit_cleanup(*, watchdog: bool = True) -> None:
 
 
 def spawn(
-    command: str, *, cwd: Path, env: dict[str, str]
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    stdin: int | None = None,
+    confine: Callable[[], None] | None = None,
 ) -> tuple[subprocess.Popen[bytes], ProcessTree]:
     """Start `/bin/bash -c command` in a new session with stdout/stderr pipes, tracked.
 
-    stdin is /dev/null: the server's stdin is the JSON-RPC stream. Raises OSError on failure.
+    stdin is /dev/null unless `stdin` (a readable fd, e.g. a hook's JSON payload) is given:
+    the server's stdin is the JSON-RPC stream. `confine` runs in the child before exec (the
+    sandbox): the pid, group, tag and tracking are those of an unconfined command.
+    Raises OSError on failure.
     """
     enable_subreaper()
     prune_tracked()
@@ -390,11 +398,12 @@ def spawn(
             ["/bin/bash", "-c", command],
             cwd=str(cwd),
             env={**env, TAG_VAR: tag},
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
+            preexec_fn=confine,
         )
         tree = ProcessTree(proc.pid, tag)
         track(tree)

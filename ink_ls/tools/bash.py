@@ -27,11 +27,36 @@ from ink_ls.core.tool import (
     ToolContext,
     ToolParams,
     ToolResult,
+    schema_of,
     short_line,
     text_arg,
 )
 from ink_ls.tools import _process
-from ink_ls.tools._output import LOG_BYTES, MAX_BYTES, MAX_LINES, StreamCapture, format_output
+from ink_ls.tools._landlock import SandboxError
+from ink_ls.tools._output import (
+    LOG_BYTES,
+    MAX_BYTES,
+    MAX_LINES,
+    StreamCapture,
+    format_output,
+    process_log_dir,
+)
+from ink_ls.tools.sandbox import SandboxSettings, availability, confinement, failure_hint
+
+_told_unavailable: set[str] = set()
+"""Workspaces whose model was told the sandbox is unavailable (it is said once)."""
+
+
+def unavailable_note(cwd: Path) -> str | None:
+    """Said once (per workspace and process) when the sandbox is on but cannot run here."""
+    if str(cwd) in _told_unavailable:
+        return None
+    _told_unavailable.add(str(cwd))
+    return (
+        f"[The command sandbox is enabled but unavailable here ({availability().problem}); "
+        "commands run unsandboxed and are approved one by one.]"
+    )
+
 
 SECRET_ENV_VARS: frozenset[str] = frozenset(API_KEY_VARS)
 """Environment variables never passed to commands. Add the configured API key variable here."""
@@ -79,6 +104,25 @@ class BashParams(ToolParams):
         message = _timeout_message(value)
         raise PydanticCustomError("positive_number", "{message}", {"message": message})
 
+    @property
+    def outside_sandbox(self) -> bool:
+        return False
+
+
+class SandboxedBashParams(BashParams):
+    """The parameters while the command sandbox is on: one more, to leave it."""
+
+    sandbox: bool = Field(
+        default=True,
+        description="Commands run in a sandbox (no writes outside the workspace and temp dirs, "
+        "no secrets, no network). false runs this command outside it after the user approves: "
+        "use it only when it failed because of the sandbox.",
+    )
+
+    @property
+    def outside_sandbox(self) -> bool:
+        return not self.sandbox
+
 
 DESCRIPTION = f"""Run a shell command with /bin/bash -c in the workspace root (INK=1 is set).
 Returns stdout and stderr as separate sections and `Exit code: <n>` when it is not zero. Each \
@@ -111,9 +155,35 @@ class BashTool(Tool[BashParams]):
         command = short_line(text_arg(args, "command"))
         return f"bash: {command}" if command else "bash"
 
-    def __init__(self, *, secret_env: Iterable[str] = (), log_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        secret_env: Iterable[str] = (),
+        log_dir: str | None = None,
+        sandbox: SandboxSettings | None = None,
+    ) -> None:
         self._secret_env = frozenset(secret_env)
         self._log_dir = log_dir
+        self._sandbox: SandboxSettings | None = None
+        self.use_sandbox(sandbox)
+
+    def use_sandbox(self, settings: SandboxSettings | None) -> None:
+        """Run commands in the kernel sandbox (when this machine has one)."""
+        self._sandbox = settings if settings is not None and settings.enabled else None
+
+    def _params(self) -> type[BashParams]:
+        return SandboxedBashParams if self._sandbox is not None else BashParams
+
+    def parameters(self) -> dict[str, Any]:
+        """The schema; with the sandbox on, it has `sandbox` too."""
+        return schema_of(self._params())
+
+    def validate_arguments(self, data: dict[str, Any]) -> BashParams:
+        return self._params().model_validate(data)
+
+    def runs_sandboxed(self, args: BashParams) -> bool:
+        """True when this call runs in the sandbox (so `ask` mode need not ask for it)."""
+        return self._sandbox is not None and not args.outside_sandbox and availability().ok
 
     async def execute(
         self, args: BashParams, signal: CancelSignal, context: ToolContext
@@ -126,15 +196,20 @@ class BashTool(Tool[BashParams]):
         try:
             if signal.cancelled:
                 return self._result(args, out, err, error="command aborted by user")
+            env = command_env(self._secret_env)
+            confine = None
+            sandboxed = self.runs_sandboxed(args)
             try:
-                proc, tree = _process.spawn(
-                    args.command, cwd=context.cwd, env=command_env(self._secret_env)
-                )
-            except (OSError, ValueError) as exc:
+                if sandboxed:
+                    assert self._sandbox is not None
+                    log_dir = self._log_dir or str(process_log_dir())
+                    confine = confinement(self._sandbox, cwd=context.cwd, env=env, log_dir=log_dir)
+                proc, tree = _process.spawn(args.command, cwd=context.cwd, env=env, confine=confine)
+            except (OSError, ValueError, subprocess.SubprocessError, SandboxError) as exc:
                 return ToolResult(output=f"Error: failed to spawn command: {exc}", is_error=True)
             call = _Call(proc, tree, out, err, signal, args.timeout)
             await call.run()
-            return self._result(
+            result = self._result(
                 args,
                 out,
                 err,
@@ -142,6 +217,14 @@ class BashTool(Tool[BashParams]):
                 exit_code=call.exit_code,
                 kill_note=call.kill_note,
             )
+            if sandboxed and call.exit_code not in (0, None) and self._sandbox is not None:
+                hint = failure_hint(result.output, self._sandbox)
+                if hint:
+                    result.output += "\n\n" + hint
+            elif self._sandbox is not None and not sandboxed and not args.outside_sandbox:
+                note = unavailable_note(context.cwd)
+                result.output += f"\n\n{note}" if note else ""
+            return result
         finally:
             out.close()
             err.close()

@@ -12,11 +12,12 @@ from ink_ls.tools.grep import GrepTool
 from ink_ls.tools.ls import LsTool
 from ink_ls.tools.read import ReadTool
 from ink_ls.tools.task import TaskTool
+from ink_ls.tools.todo import TodoWriteTool
 from ink_ls.tools.write import WriteTool
 
 
 def builtin_tools(*, secret_env: Iterable[str] = ()) -> list[AnyTool]:
-    """read, bash, edit, write, grep, find, ls, task.
+    """read, bash, edit, write, grep, find, ls, task, todo_write.
 
     The workspace root reaches every call through `ToolContext.cwd`. `secret_env` names
     environment variables (e.g. the configured API key's) that commands must not inherit.
@@ -30,4 +31,5 @@ def builtin_tools(*, secret_env: Iterable[str] = ()) -> list[AnyTool]:
         FindTool(),
         LsTool(),
         TaskTool(),
+        TodoWriteTool(),
     ]

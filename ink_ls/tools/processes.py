@@ -1,11 +1,14 @@
 """The public face of the process subsystem for front ends: kill what tool calls started.
 
 Front ends call `install_exit_cleanup()` once at start-up and `kill_all_tracked()` when they stop
-without waiting for running tools. How processes are spawned, tracked and found stays private.
+without waiting for running tools; hooks run their commands with `run_captured` (same
+tracking and group killing as `bash`). How processes are spawned, tracked and found stays
+private.
 """
 
 from __future__ import annotations
 
+from ink_ls.tools._captured import Captured, run_captured
 from ink_ls.tools._process import KillReport, install_exit_cleanup, kill_all_tracked
 
-__all__ = ["KillReport", "install_exit_cleanup", "kill_all_tracked"]
+__all__ = ["Captured", "KillReport", "install_exit_cleanup", "kill_all_tracked", "run_captured"]

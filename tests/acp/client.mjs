@@ -97,7 +97,7 @@ const report = {};
   assert.equal(init.agentCapabilities.promptCapabilities.image, true);
   assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
   const session = await proc.agent.request(methods.agent.session.new, { cwd: workspace, mcpServers: [] });
-  assert.deepEqual(session.modes.availableModes.map((m) => m.id), ["ask", "auto", "readonly"]);
+  assert.deepEqual(session.modes.availableModes.map((m) => m.id), ["ask", "auto", "readonly", "plan"]);
   const sessionId = session.sessionId;
 
   const result = await withTimeout(

@@ -103,7 +103,7 @@ async def test_python_sdk_client_full_flow(
         assert caps.prompt_capabilities.image and caps.prompt_capabilities.embedded_context
         new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         assert new.modes is not None and new.modes.current_mode_id == "ask"
-        assert {m.id for m in new.modes.available_modes} == {"ask", "auto", "readonly"}
+        assert {m.id for m in new.modes.available_modes} == {"ask", "auto", "readonly", "plan"}
         sid = new.session_id
 
         result = await asyncio.wait_for(

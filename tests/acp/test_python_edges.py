@@ -1,7 +1,7 @@
 """`ink-ls --acp` edges, with the Python SDK's client: bad input gets a specific JSON-RPC error
-and the agent stays up; MCP servers are accepted; the model's plan becomes a `plan` update;
-readonly mode refuses a change without asking; an image and an embedded resource reach the
-model."""
+and the agent stays up; MCP servers are accepted; the model's to-do list (todo_write) becomes
+a `plan` update; readonly mode refuses a change without asking; an image and an embedded
+resource reach the model."""
 
 from __future__ import annotations
 
@@ -67,11 +67,11 @@ async def test_plan_readonly_image_and_context(
     client = RecordingClient(workspace, {})
     model.push(
         tool(
-            "plan",
+            "todo_write",
             {
-                "entries": [
+                "todos": [
                     {"content": "read app.py", "status": "completed"},
-                    {"content": "change it", "status": "in_progress", "priority": "high"},
+                    {"content": "change it", "status": "in_progress"},
                 ]
             },
         ),
@@ -92,7 +92,7 @@ async def test_plan_readonly_image_and_context(
         (plan,) = client.of("plan")
         assert [(e["content"], e["status"], e["priority"]) for e in plan["entries"]] == [
             ("read app.py", "completed", "medium"),
-            ("change it", "in_progress", "high"),
+            ("change it", "in_progress", "medium"),
         ]
         assert [u["kind"] for u in client.of("tool_call")] == ["edit"]  # the plan is no call
         assert client.permissions == []  # readonly refuses without asking

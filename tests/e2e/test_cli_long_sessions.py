@@ -66,7 +66,7 @@ def test_compact_on_demand_and_the_token_line(
     first = ink(env, "--session", "long", "check f0.txt (turn 0)", cwd=workspace)
     assert first.returncode == 0, first.stderr
     header = first.stderr.splitlines()
-    assert header[0].endswith(f"· window {WINDOW:,} tokens")
+    assert header[0].endswith(f"· window {WINDOW:,} tokens (configured)")
     assert header[1] == "instructions: AGENTS.md"
     assert "Always answer in English." in scripted.seen[0].payload["messages"][0]["content"]
     assert "· context " in header[-1] and f"of {WINDOW:,} (" in header[-1]

@@ -65,7 +65,7 @@ async def test_mcp_list_shows_each_server_and_why_one_failed(tmp_path: Path) -> 
         )
     )
     code, out, err = await _ink(
-        "mcp", "list", "--cwd", str(ws), "--approval", "auto", "-v", env=_env(tmp_path)
+        "mcp", "list", "--cwd", str(ws), "--trust-workspace", "-v", env=_env(tmp_path)
     )
     assert code == 1, err
     lines = out.splitlines()
@@ -77,9 +77,11 @@ async def test_mcp_list_shows_each_server_and_why_one_failed(tmp_path: Path) -> 
     assert lines[broken].split("\t")[1] == "failed"
     assert lines[broken + 1] == "  the server exited before it was ready; stderr: no db"
 
-    code, out, err = await _ink("mcp", "list", "--cwd", str(ws), env=_env(tmp_path))
-    assert code == 0  # stdin is not a terminal: readonly, the workspace's servers stay off
-    assert out.splitlines()[0].split("\t")[:2] == ["time", "not started"]
+    for extra in ((), ("--approval", "auto")):  # auto does not trust the workspace
+        code, out, err = await _ink("mcp", "list", "--cwd", str(ws), *extra, env=_env(tmp_path))
+        assert code == 0  # stdin is not a terminal: no one to ask, the servers stay off
+        assert out.splitlines()[0].split("\t")[:2] == ["time", "not started"]
+        assert "the workspace is not trusted and" in out and "--trust-workspace" in out
 
 
 async def test_run_calls_a_user_configured_server(tmp_path: Path) -> None:

@@ -341,16 +341,6 @@ async def test_a_failing_endpoint_exits_1_with_the_reason_and_never_the_key(
     assert SECRET not in run.stderr and SECRET not in json.dumps(run.events)
 
 
-async def test_ask_without_a_terminal_is_a_usage_error(ink: Callable[..., Any]) -> None:
-    run: Run = await ink("--json", "--approval", "ask", "hello")
-    assert await run.finish() == 2
-    assert run.events == []
-    assert run.stderr.strip() == (
-        "ink-ls run: --approval ask needs a terminal to ask on (stdin is not one); use "
-        "--approval auto or --approval readonly"
-    )
-
-
 async def test_commands_never_see_the_api_key(
     ink: Callable[..., Any], fake: FakeModelServer, env: dict[str, str]
 ) -> None:
@@ -381,7 +371,7 @@ async def test_without_json_or_a_terminal_the_output_is_plain_lines(
     lines = err.decode().splitlines()
     assert lines[0].startswith("session s-")
     # no /v1/models figure from this endpoint: the stated default
-    assert lines[0].endswith(f"fake-model at {fake.base_url} · window 32,768 tokens")
+    assert lines[0].endswith(f"fake-model at {fake.base_url} · window 32,768 tokens (default)")
     assert lines[1].startswith(
         "completed · 20 tokens in, 10 out · context 15 of 32,768 (0 %) "
         "· session 20 in, 10 out · continue with --session s-"

@@ -108,9 +108,15 @@ async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
     os.close(slave)
     term = Terminal(master)
     try:
-        await term.wait_for("Run command: echo approved > out.txt  [y]es / [a]lways / [N]o:")
+        await term.wait_for(
+            "Run command: echo approved > out.txt  [y]es / [a]lways this session / "
+            "[p]roject: always in this project / [N]o:"
+        )
         term.type("y\n")
-        await term.wait_for("Create new.txt?  [y]es / [a]lways / [N]o:")
+        await term.wait_for(
+            "Create new.txt?  [y]es / [a]lways this session / [p]roject: always in this "
+            "project / [N]o:"
+        )
         assert "+1 hello" in term.text  # the diff is shown before the question
         term.type("n\n")
         assert await asyncio.wait_for(proc.wait(), WAIT) == 0, term.text

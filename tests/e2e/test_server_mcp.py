@@ -1,5 +1,6 @@
 """MCP servers through the language server: status, the tool list, calls with approvals, a
-workspace `.mcp.json` asked about once, and no server process left after shutdown."""
+workspace `.mcp.json` started once the workspace is trusted (asked once, with the command line),
+and no server process left after shutdown."""
 
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ async def test_workspace_servers_ask_once_and_stop_with_the_server(
     client = await start(ink=_options(model, {}))
     status = await client.ink("ink/mcp/status", {})
     assert status["servers"][0]["state"] == "not started"
-    assert status["servers"][0]["error"] == "waiting for the user's approval to start"
+    assert status["servers"][0]["error"] == "waiting for the user to trust the workspace"
 
     client.on_message_request = answer("allow_once")
     model.push(
@@ -107,11 +108,10 @@ async def test_workspace_servers_ask_once_and_stop_with_the_server(
     second = await client.prompt("echo two", sessionId=first["sessionId"])
     assert second["stopReason"] == "end_turn"
     messages = [r["message"] for r in client.message_requests]
-    starts = [m for m in messages if ".mcp.json" in m]
-    assert (
-        len(starts) == 1
-        and "Start the MCP servers of this workspace's .mcp.json (repo)?" in (starts[0])
-    )
+    [trust] = [m for m in messages if "Trust the workspace" in m]
+    assert trust.startswith(f"Ink: Trust the workspace {workspace}?\n")
+    assert f"MCP server repo: {PY} -m tests.fakes.mcp_hostile --log {log} (in {REPO})" in trust
+    assert "Files: .mcp.json" in trust
     outputs = [u["rawOutput"]["text"] for u in _delivered(client)]
     assert outputs == ["echo: one", "echo: two"]
 

@@ -75,7 +75,17 @@ async def test_malformed_json_and_invalid_params_leave_the_server_serving(
 
     tools = await client.ink(methods.TOOLS, {})
     names = [t["name"] for t in tools["tools"]]
-    assert sorted(names) == ["bash", "edit", "find", "grep", "ls", "read", "task", "write"]
+    assert sorted(names) == [
+        "bash",
+        "edit",
+        "find",
+        "grep",
+        "ls",
+        "read",
+        "task",
+        "todo_write",
+        "write",
+    ]
     read = tools["tools"][names.index("read")]
     assert read["concurrencySafe"] is True
     assert read["parameters"]["required"] == ["path"]
@@ -138,7 +148,7 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     assert warning.type == 2
     assert warning.message == (
         "ink: invalid settings ignored (model.maxTokens: Input should be greater than 0; "
-        "approval: must be one of 'ask', 'auto', 'readonly'); using defaults"
+        "approval: must be one of 'ask', 'auto', 'readonly', 'plan'); using defaults"
     )
     assert client.init_result is not None
     caps = client.init_result.capabilities

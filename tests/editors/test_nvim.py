@@ -123,6 +123,8 @@ UNIT_CASES = [
     "chat: an edit review answered from the chat closes its diff; answered in the diff, the chat"
     " stops asking",
     "chat: usage and context share in the winbar; float layout; bad layouts are refused",
+    "chat: reasoning is a closed Thinking fold before the call and the answer; the window "
+    "source in the winbar",
     ":help ink has valid tags for every command",
     ":InkLog shows the transcript in a split",
     "checkhealth ink without a running server: version from the command, endpoint down",

@@ -1,7 +1,9 @@
 """A loopback HTTP server that speaks the OpenAI Chat Completions streaming API from a script.
 
-Tests push replies (text, tool calls, errors, broken streams); every request body is
-recorded. Stdlib only (ThreadingHTTPServer on 127.0.0.1:0) so any test layer can use it,
+Tests push replies (text, tool calls, errors, broken streams, or a real server's response
+replayed byte for byte with `Reply(raw=…)`); every request body is recorded. Further GET and
+POST routes (`get_routes`, `post_routes`) let it play a server's native endpoints too.
+Stdlib only (ThreadingHTTPServer on 127.0.0.1:0) so any test layer can use it,
 and `python -m tests.fakes.model_server SCRIPT.json` runs it standalone for editor tests.
 """
 
@@ -52,6 +54,14 @@ class Reply:
     hold_after: int = 0
     """Where the hold is: once call number `hold_after` has begun (so the calls before it
     are complete in the stream), or after the finish chunk when it equals the call count."""
+    raw: bytes | None = None
+    """A whole response body sent byte for byte (a real server's stream, replayed), in
+    `raw_piece`-sized writes, then the connection closes."""
+    raw_piece: int = 61
+    raw_hold_at: int | None = None
+    """With `raw` and `hold`: the byte offset where the stream holds (keep-alive comments)
+    until `hold` is set or the client goes away (a cancel mid-stream)."""
+    content_type: str = "text/event-stream"
 
 
 def text(t: str, **kw: Any) -> Reply:
@@ -78,6 +88,10 @@ class FakeModelServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
+        """The path of each scripted request (`/v1/chat/completions`, `/v1/messages`, …)."""
+        self.bodies: list[bytes] = []
+        """Each scripted request's body as sent, byte for byte."""
         self._script: deque[Reply | Responder] = deque()
         self._cond = threading.Condition()
         self._counter = 0
@@ -88,6 +102,12 @@ class FakeModelServer:
         """The entries GET /v1/models lists (add e.g. `context_length` to report a window)."""
         self.default: Responder | None = None
         """Answers every request once the script is exhausted (None: "(script exhausted)")."""
+        self.get_routes: dict[str, Callable[[], tuple[int, Any]]] = {}
+        """Further GET paths (e.g. Ollama's `/api/ps`): path → (status, JSON body)."""
+        self.post_routes: dict[str, Responder] = {}
+        """Further POST paths (e.g. Ollama's `/api/chat`): path → the reply to send."""
+        self.native_requests: list[tuple[str, dict[str, Any]]] = []
+        """(path, body) of every request to a further route, GETs with an empty body."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -97,8 +117,17 @@ class FakeModelServer:
                 return
 
             def do_GET(self) -> None:  # /v1/models, for health checks
-                body = json.dumps({"object": "list", "data": server.models}).encode()
-                self.send_response(200)
+                route = server.get_routes.get(self.path)
+                status, answer = 200, {"object": "list", "data": server.models}
+                if route is not None:
+                    with server._cond:
+                        server.native_requests.append((self.path, {}))
+                        server._cond.notify_all()
+                    status, answer = route()
+                elif not self.path.endswith("/models"):
+                    status, answer = 404, {"error": "not found"}
+                body = json.dumps(answer).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -111,7 +140,14 @@ class FakeModelServer:
                     payload = json.loads(raw)
                 except ValueError:
                     payload = {"_invalid": raw.decode("utf-8", "replace")}
-                reply = server._next(payload, dict(self.headers))
+                route = server.post_routes.get(self.path)
+                if route is not None:
+                    with server._cond:
+                        server.native_requests.append((self.path, payload))
+                        server._cond.notify_all()
+                    reply = route(payload)
+                else:
+                    reply = server._next(payload, dict(self.headers), self.path, raw)
                 try:
                     server._send(self, reply)
                 except (BrokenPipeError, ConnectionResetError):
@@ -154,8 +190,12 @@ class FakeModelServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def _next(self, payload: dict[str, Any], headers: dict[str, str]) -> Reply:
+    def _next(
+        self, payload: dict[str, Any], headers: dict[str, str], path: str = "", raw: bytes = b""
+    ) -> Reply:
         with self._cond:
+            self.paths.append(path)
+            self.bodies.append(raw)
             self.requests.append(payload)
             self.request_headers.append(headers)
             self._cond.notify_all()
@@ -171,6 +211,9 @@ class FakeModelServer:
             return f"call_{self._counter}"
 
     def _send(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        if reply.raw is not None and reply.status == 200:
+            self._send_raw(h, reply, reply.raw)
+            return
         if reply.status != 200:
             body = reply.body if reply.body is not None else '{"error":{"message":"error"}}'
             data = body.encode()
@@ -215,6 +258,23 @@ class FakeModelServer:
                 time.sleep(reply.delay)
         if not reply.no_done:
             h.wfile.write(b"data: [DONE]\n\n")
+            h.wfile.flush()
+
+    def _send_raw(self, h: BaseHTTPRequestHandler, reply: Reply, raw: bytes) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", reply.content_type)
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.close_connection = True
+        at = reply.raw_hold_at if reply.hold is not None else None
+        for i in range(0, len(raw), reply.raw_piece):
+            piece = raw[i : i + reply.raw_piece]
+            if at is not None and i <= at < i + len(piece):
+                h.wfile.write(piece[: at - i])
+                h.wfile.flush()
+                self._hold(h, reply)
+                piece, at = piece[at - i :], None
+            h.wfile.write(piece)
             h.wfile.flush()
 
     def _hold(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:

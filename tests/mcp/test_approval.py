@@ -1,15 +1,17 @@
 """MCP calls ask like commands (Allow once / Always allow this tool / Reject), except read-only
-tools of a trusted server; `auto` and `readonly` apply; a workspace `.mcp.json` asks before
-its servers start."""
+tools of a trusted server; `auto` and `readonly` apply; a workspace `.mcp.json`'s servers start
+only once the workspace is trusted (asked once, showing the command line)."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from ink_ls.agent.approval import yes_no
+from ink_ls.agent.trust import trust_asker, workspace_trust
+from ink_ls.core.trust import TrustStore, WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from tests.fakes.model_server import FakeModelServer, text, tool, tools
 from tests.mcp.conftest import Asker, Run, hostile, hub_of
@@ -18,7 +20,7 @@ from tests.mcp.conftest import Asker, Run, hostile, hub_of
 async def _hub(tmp_path: Path, closing: list[McpHub], **server: object) -> McpHub:
     hub = hub_of({"h": {**hostile(), **server}}, tmp_path)
     closing.append(hub)
-    await hub.start(mode="auto")
+    await hub.start()
     return hub
 
 
@@ -94,17 +96,26 @@ def _no_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
 
+def _trust(root: Path, tmp_path: Path, *, interactive: bool = True) -> WorkspaceTrust:
+    trust = workspace_trust(root, explicit=None, interactive=interactive)
+    trust.store = TrustStore(tmp_path / "state" / "trust.json")
+    return trust
+
+
 async def test_workspace_servers_start_after_a_yes_asked_once(
     tmp_path: Path, closing: list[McpHub]
 ) -> None:
-    hub = McpHub.for_workspace(_workspace(tmp_path))
+    root = _workspace(tmp_path)
+    hub = McpHub.for_workspace(root)
     closing.append(hub)
     asker = Asker(["allow_once"])
-    await hub.start(mode="ask", confirm=yes_no(asker))
-    await hub.start(mode="ask", confirm=yes_no(asker))
+    trust = _trust(root, tmp_path)
+    for _ in range(2):
+        await trust.resolve(trust_asker(asker), mode="auto")  # auto does not imply trust
+        await hub.start(trust=trust)
     [question] = asker.questions
-    assert question.title == "Start the MCP servers of this workspace's .mcp.json (repo)?"
-    assert "tests.fakes.mcp_hostile" in question.detail
+    assert question.kind == "trust" and question.title == f"Trust the workspace {root}?"
+    assert f"MCP server repo: {sys.executable} -m tests.fakes.mcp_hostile" in question.detail
     assert hub.status()[0].state == "connected"
 
 
@@ -116,15 +127,21 @@ async def test_workspace_servers_declined_or_readonly_are_not_started(
     readonly = McpHub.for_workspace(root)
     closing += [declined, readonly]
     asker = Asker(["reject"])
-    await declined.start(mode="ask", confirm=yes_no(asker))
-    await declined.start(mode="ask", confirm=yes_no(asker))
+    trust = _trust(root, tmp_path)
+    for _ in range(2):
+        await trust.resolve(trust_asker(asker), mode="ask")
+        await declined.start(trust=trust)
     assert len(asker.questions) == 1
     [status] = declined.status()
     assert (status.state, status.error) == (
         "not started",
-        "not started: the user declined to start it",
+        "the user did not trust the workspace",
     )
-    await readonly.start(mode="readonly", confirm=yes_no(asker))
+    other = _trust(root, tmp_path)
+    await other.resolve(trust_asker(asker), mode="readonly")
+    await readonly.start(trust=other)
     [status] = readonly.status()
-    assert status.state == "not started" and "approval mode is readonly" in (status.error or "")
+    assert status.state == "not started" and "approval mode readonly asks nothing" in (
+        status.error or ""
+    )
     assert len(asker.questions) == 1

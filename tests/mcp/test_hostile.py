@@ -18,7 +18,7 @@ from tests.mcp.conftest import Run, hostile, hub_of, read_log, time_server
 async def _hub(tmp_path: Path, closing: list[McpHub], **servers: dict[str, object]) -> McpHub:
     hub = hub_of(servers, tmp_path, start_timeout=20.0)
     closing.append(hub)
-    await hub.start(mode="auto")
+    await hub.start()
     return hub
 
 

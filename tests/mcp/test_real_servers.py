@@ -29,7 +29,7 @@ async def test_time_and_git_tools_answer_for_real(
     repo = make_repo(tmp_path / "repo")
     hub = hub_of({"time": time_server(), "git": git_server(repo)}, tmp_path)
     closing.append(hub)
-    await hub.start(mode="auto")
+    await hub.start()
     assert {s.name: s.state for s in hub.status()} == {"time": "connected", "git": "connected"}
     model.push(
         tools(
@@ -61,7 +61,7 @@ async def test_the_model_gets_the_servers_schema_as_given(
 ) -> None:
     hub = hub_of({"time": time_server()}, tmp_path)
     closing.append(hub)
-    await hub.start(mode="auto")
+    await hub.start()
     remote = {t.name: t for t in hub.servers["time"].tools}["convert_time"]
     model.push(text("ok"))
     await Run(hub, model, tmp_path).agent().run("hi")
@@ -74,7 +74,7 @@ async def test_long_running_call_is_cancelled_with_progress_shown(
 ) -> None:
     hub = hub_of({"everything": everything_stdio()}, tmp_path)
     closing.append(hub)
-    await hub.start(mode="auto")
+    await hub.start()
     name = "mcp__everything__trigger-long-running-operation"
     model.push(tool(name, {"duration": 60, "steps": 120}))
     run = Run(hub, model, tmp_path, grace=5.0)
@@ -103,7 +103,7 @@ async def test_streamable_http_server(
 ) -> None:
     hub = hub_of({"web": {"url": everything_http}}, tmp_path)
     closing.append(hub)
-    await hub.start(mode="auto")
+    await hub.start()
     [status] = hub.status()
     assert (status.state, status.transport) == ("connected", "http"), status.error
     model.push(

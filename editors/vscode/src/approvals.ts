@@ -67,7 +67,10 @@ export class InlineApprovals implements vscode.Disposable {
     const named = (params as { ink?: { toolCallId?: unknown } }).ink?.toolCallId;
     const toolCallId = typeof named === 'string' ? named : this.matchCommand(params.message);
     this.emit({ t: 'approval', approval, toolCallId });
-    if (!this.panelVisible()) {
+    // The card offers Allow once / Always / Reject; a question with other actions (Always in
+    // this project, a plan's Approve and continue in ask/auto mode) is asked in the dialog.
+    const onCard = new Set(Object.values(CHOICE_TITLES));
+    if (!this.panelVisible() || actions.some((a) => !onCard.has(a.title))) {
       const chosen = await modal(spec, actions);
       this.emit({ t: 'approvalDone', id, answer: chosen?.title ?? 'dismissed' });
       return chosen;

@@ -78,6 +78,7 @@ export interface ToolCard {
 export type Entry =
   | { type: 'user'; text: string; chips: Chip[] }
   | { type: 'answer'; text: string }
+  | { type: 'thinking'; text: string }
   | ToolCard
   | { type: 'notice'; level: 'error' | 'warning' | 'info'; text: string }
   | { type: 'outcome'; stopReason: StopReason | 'failed'; text: string };
@@ -99,6 +100,7 @@ export class Conversation {
   inputTokens = 0;
   outputTokens = 0;
   contextWindow: number | undefined;
+  contextWindowSource: string | undefined;
   contextTokens: number | undefined;
   title = '';
   private readonly approvals = new Map<string, ToolCard | Approval>();
@@ -112,6 +114,7 @@ export class Conversation {
         this.approvals.clear();
         this.inputTokens = this.outputTokens = 0;
         this.contextWindow = this.contextTokens = undefined;
+        this.contextWindowSource = undefined;
         this.title = event.title ?? '';
         return 'cleared';
       case 'prompt':
@@ -204,6 +207,17 @@ export class Conversation {
         }
         return this.push({ type: 'answer', text: u.content.text });
       }
+      case 'thinking': {
+        if (u.content.text === '') {
+          return undefined;
+        }
+        const last = this.entries[this.entries.length - 1];
+        if (last?.type === 'thinking') {
+          last.text += u.content.text;
+          return last;
+        }
+        return this.push({ type: 'thinking', text: u.content.text });
+      }
       case 'tool_call': {
         const card: ToolCard = {
           type: 'tool', id: u.toolCallId, title: u.title, kind: u.kind, status: 'queued',
@@ -249,6 +263,7 @@ export class Conversation {
         this.inputTokens = u.inputTokens;
         this.outputTokens = u.outputTokens;
         this.contextWindow = u.contextWindow ?? this.contextWindow;
+        this.contextWindowSource = u.contextWindowSource ?? this.contextWindowSource;
         this.contextTokens = u.contextTokens ?? this.contextTokens;
         return 'header';
       case 'error':

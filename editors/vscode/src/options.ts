@@ -4,7 +4,7 @@
  * happens in settings.ts. Empty strings mean "use the server's default" and are left out.
  */
 
-import type { ApprovalMode, InkSettings } from './protocol';
+import type { ApprovalMode, InkSettings, ModelProvider } from './protocol';
 
 /** The `ink.*` settings as read from VS Code (see package.json `contributes.configuration`). */
 export interface RawSettings {
@@ -14,6 +14,8 @@ export interface RawSettings {
   legacyServerPath: string;
   baseUrl: string;
   model: string;
+  /** `ink.model.provider`: empty, or one of the provider names (passed on unchecked). */
+  provider: string;
   apiKeyEnv: string;
   vision: boolean;
   maxTokens: number | null;
@@ -23,6 +25,12 @@ export interface RawSettings {
   compactThreshold: number;
   approval: string;
   approvalTimeoutSeconds: number;
+  /** `ink.permissions` (an empty object: none). */
+  permissions?: Record<string, unknown>;
+  /** `ink.hooks` (an empty object: none). */
+  hooks?: Record<string, unknown>;
+  /** `ink.trustWorkspace`: true / false states the trust of the workspace's files; null asks. */
+  trustWorkspace: boolean | null;
 }
 
 export const DEFAULT_SERVER_PATH = 'ink-ls';
@@ -31,7 +39,7 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
-const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly'];
+const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto', 'readonly', 'plan'];
 
 /** True when `value` is one of the approval modes the server knows. */
 export function isApprovalMode(value: string): value is ApprovalMode {
@@ -51,6 +59,10 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   const name = raw.model.trim();
   if (name !== '') {
     model.model = name;
+  }
+  const provider = raw.provider.trim();
+  if (provider !== '') {
+    model.provider = provider as ModelProvider;
   }
   const apiKeyEnv = raw.apiKeyEnv.trim();
   if (apiKeyEnv !== '') {
@@ -78,6 +90,15 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {
     settings.approvalTimeoutSeconds = raw.approvalTimeoutSeconds;
+  }
+  if (raw.permissions && Object.keys(raw.permissions).length > 0) {
+    settings.permissions = raw.permissions;
+  }
+  if (raw.hooks && Object.keys(raw.hooks).length > 0) {
+    settings.hooks = raw.hooks;
+  }
+  if (raw.trustWorkspace !== null) {
+    settings.trustWorkspace = raw.trustWorkspace;
   }
   return settings;
 }

@@ -40,13 +40,17 @@ export interface SessionCompactResult {
   cancelled?: boolean;
 }
 
-export type ApprovalMode = 'ask' | 'auto' | 'readonly';
+export type ApprovalMode = 'ask' | 'auto' | 'readonly' | 'plan';
+
+/** The API a model endpoint speaks (`model.provider`). */
+export type ModelProvider = 'openai-chat' | 'openai-responses' | 'anthropic';
 
 /** `initializationOptions.ink` and `settings.ink` of `workspace/didChangeConfiguration`. */
 export interface InkSettings {
   model: {
     baseUrl?: string;
     model?: string;
+    provider?: ModelProvider;
     apiKeyEnv?: string;
     vision?: boolean;
     maxTokens?: number;
@@ -57,6 +61,11 @@ export interface InkSettings {
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;
+  /** Permission rules, a settings file's `permissions` shape. */
+  permissions?: Record<string, unknown>;
+  /** Hooks, a settings file's `hooks` shape. */
+  hooks?: Record<string, unknown>;
+  trustWorkspace?: boolean;
 }
 
 /** `capabilities.experimental.ink` announced by this client. */
@@ -193,6 +202,12 @@ export interface AgentMessageChunk {
   content: TextContent;
 }
 
+/** The model's visible reasoning, streamed; not part of the answer (shown collapsed). */
+export interface ThinkingChunk {
+  sessionUpdate: 'thinking';
+  content: TextContent;
+}
+
 /** A user prompt, sent when a session is replayed by `ink/session/load`. */
 export interface UserMessageChunk {
   sessionUpdate: 'user_message_chunk';
@@ -233,6 +248,8 @@ export interface UsageUpdate {
   /** What the conversation holds now, and the model's window. */
   contextTokens?: number;
   contextWindow?: number;
+  /** Where the window figure came from (`Ollama runtime`, `llama.cpp n_ctx`, `configured`…). */
+  contextWindowSource?: string;
   /** Totals of the session. */
   sessionInputTokens?: number;
   sessionOutputTokens?: number;
@@ -276,6 +293,7 @@ export interface TurnEndUpdate {
 
 export type SessionUpdate =
   | AgentMessageChunk
+  | ThinkingChunk
   | UserMessageChunk
   | ToolCallRegistered
   | ToolCallUpdate

@@ -18,6 +18,7 @@ export function readRawSettings(): RawSettings {
     legacyServerPath: config.get<string>('serverPath', ''),
     baseUrl: config.get<string>('model.baseUrl', ''),
     model: config.get<string>('model.name', ''),
+    provider: config.get<string>('model.provider', ''),
     apiKeyEnv: config.get<string>('model.apiKeyEnv', 'OPENAI_API_KEY'),
     vision: config.get<boolean>('model.vision', false),
     maxTokens: config.get<number | null>('model.maxTokens', null),
@@ -27,6 +28,9 @@ export function readRawSettings(): RawSettings {
     compactThreshold: config.get<number>('model.compactThreshold', 0.8),
     approval: config.get<string>('approval', 'ask'),
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
+    permissions: config.get<Record<string, unknown>>('permissions', {}),
+    hooks: config.get<Record<string, unknown>>('hooks', {}),
+    trustWorkspace: config.get<boolean | null>('trustWorkspace', null),
   };
 }
 

@@ -24,6 +24,7 @@ export function short(tokens: number): string {
 export class UsageTracker {
   private context: number | undefined;
   private window: number | undefined;
+  private source: string | undefined;
   private turn = { input: 0, output: 0, cached: 0 };
   private session = { input: 0, output: 0, cached: 0 };
   private compacting = false;
@@ -34,6 +35,7 @@ export class UsageTracker {
     if (update.sessionUpdate === 'usage_update') {
       this.context = update.contextTokens ?? this.context;
       this.window = update.contextWindow ?? this.window;
+      this.source = update.contextWindowSource ?? this.source;
       this.turn = { input: update.inputTokens, output: update.outputTokens, cached: update.cacheReadTokens ?? 0 };
       this.session = {
         input: update.sessionInputTokens ?? this.session.input,
@@ -79,6 +81,9 @@ export class UsageTracker {
       `Last turn: ${this.turn.input.toLocaleString('en')} in${cached(this.turn.cached)}, ${this.turn.output.toLocaleString('en')} out`,
       `Session: ${this.session.input.toLocaleString('en')} in${cached(this.session.cached)}, ${this.session.output.toLocaleString('en')} out`,
     ];
+    if (this.window !== undefined && this.source !== undefined) {
+      lines.splice(1, 0, `Window: ${this.window.toLocaleString('en')} tokens (${this.source})`);
+    }
     if (this.compactions > 0) {
       lines.push(`Compacted ${this.compactions} time${this.compactions === 1 ? '' : 's'} in this window`);
     }

@@ -133,3 +133,17 @@ test('edit labels name their call; a rejection reason reaches the model; settles
   assert.deepEqual(heard, [[2, false], [1, true]]);
   assert.equal(formatElapsed(65_000), '1 m 05 s');
 });
+
+test('reasoning becomes one collapsed Thinking entry before the call and the answer', () => {
+  const c = new Conversation();
+  c.apply({ t: 'prompt', text: 'what do the notes say?', chips: [] });
+  const first = c.apply(up({ sessionUpdate: 'thinking', content: { type: 'text', text: 'Read the ' } }));
+  const again = c.apply(up({ sessionUpdate: 'thinking', content: { type: 'text', text: 'notes first.' } }));
+  assert.equal(first, again, 'chunks grow one Thinking entry');
+  c.apply(up({ sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'read notes.txt', kind: 'read', status: 'pending', rawInput: { path: 'notes.txt' } }));
+  c.apply(up({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Ship on Friday.' } }));
+  assert.deepEqual(c.entries.map((e) => e.type), ['user', 'thinking', 'tool', 'answer']);
+  assert.equal(c.entries[1].type === 'thinking' && c.entries[1].text, 'Read the notes first.');
+  c.apply(up({ sessionUpdate: 'usage_update', inputTokens: 1, outputTokens: 1, contextWindow: 4096, contextWindowSource: 'Ollama runtime' }));
+  assert.equal(c.contextWindowSource, 'Ollama runtime');
+});

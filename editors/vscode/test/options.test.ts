@@ -8,6 +8,7 @@ const defaults: RawSettings = {
   legacyServerPath: '',
   baseUrl: '',
   model: '',
+  provider: '',
   apiKeyEnv: 'OPENAI_API_KEY',
   vision: false,
   maxTokens: null,
@@ -17,6 +18,7 @@ const defaults: RawSettings = {
   compactThreshold: 0.8,
   approval: 'ask',
   approvalTimeoutSeconds: 600,
+  trustWorkspace: null,
 };
 
 test('defaults leave the server its own defaults', () => {
@@ -29,6 +31,7 @@ test('every setting maps to the initializationOptions.ink shape of protocol.md',
       ...defaults,
       baseUrl: ' http://127.0.0.1:8080/v1 ',
       model: 'qwen2.5-coder',
+      provider: 'anthropic',
       apiKeyEnv: 'MY_KEY',
       vision: true,
       maxTokens: 4096,
@@ -38,11 +41,13 @@ test('every setting maps to the initializationOptions.ink shape of protocol.md',
       compactThreshold: 0.7,
       approval: 'readonly',
       approvalTimeoutSeconds: 30,
+      trustWorkspace: false,
     }),
     {
       model: {
         baseUrl: 'http://127.0.0.1:8080/v1',
         model: 'qwen2.5-coder',
+        provider: 'anthropic',
         apiKeyEnv: 'MY_KEY',
         vision: true,
         maxTokens: 4096,
@@ -53,6 +58,7 @@ test('every setting maps to the initializationOptions.ink shape of protocol.md',
       },
       approval: 'readonly',
       approvalTimeoutSeconds: 30,
+      trustWorkspace: false,
     },
   );
 });

@@ -44,3 +44,12 @@ test('VS Code diagnostics become LSP ones (severity shifted, code value)', () =>
     message: 'w',
   });
 });
+
+test('the tooltip says where the window figure came from', () => {
+  const tracker = new UsageTracker();
+  tracker.update({
+    sessionUpdate: 'usage_update', inputTokens: 3000, outputTokens: 20, contextTokens: 3020,
+    contextWindow: 4096, contextWindowSource: 'Ollama runtime',
+  });
+  assert.equal(tracker.view().tooltip.split('\n')[1], 'Window: 4,096 tokens (Ollama runtime)');
+});

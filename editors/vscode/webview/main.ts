@@ -66,7 +66,7 @@ let frameAsked = false;
 const titleEl = h('span', { class: 'title' }, 'New session');
 const usageEl = h('span', { class: 'usage', title: 'Tokens used in this session' });
 const approvalSelect = h('select', { class: 'approval-mode', 'aria-label': 'Approval mode', title: 'What Ink may do without asking' }) as HTMLSelectElement;
-for (const [value, label] of [['ask', 'Ask'], ['auto', 'Auto'], ['readonly', 'Read-only']]) {
+for (const [value, label] of [['ask', 'Ask'], ['auto', 'Auto'], ['readonly', 'Read-only'], ['plan', 'Plan']]) {
   approvalSelect.append(h('option', { value }, label));
 }
 const header = h('header', { class: 'bar' }, titleEl, usageEl, h('label', { class: 'mode' }, icon('shield'), approvalSelect));
@@ -159,6 +159,9 @@ function drawHeader(): void {
     usage += ` · ${Math.round((100 * conv.contextTokens) / conv.contextWindow)}% of ${formatTokens(conv.contextWindow)}`;
   }
   usageEl.textContent = usage;
+  usageEl.title = conv.contextWindow === undefined
+    ? ''
+    : `window ${conv.contextWindow.toLocaleString('en')} tokens${conv.contextWindowSource === undefined ? '' : ` (${conv.contextWindowSource})`}`;
   approvalSelect.value = status.approval;
   composer.setRunning(status.running);
 }

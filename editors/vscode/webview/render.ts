@@ -171,6 +171,11 @@ export class EntryRenderer {
           entry.chips.length === 0 ? undefined : h('div', { class: 'chips' }, ...entry.chips.map((c) => chipButton(c, false))));
       case 'tool':
         return card(entry);
+      case 'thinking':
+        // collapsed: the reasoning is there to look at, the answer is what to read
+        return h('details', { class: 'entry thinking', 'data-id': 'thinking' },
+          h('summary', {}, icon('lightbulb'), ' Thinking'),
+          h('div', { class: 'thinking-text' }, entry.text));
       case 'notice':
         return h('div', { class: `entry notice ${entry.level}`, role: entry.level === 'error' ? 'alert' : 'status' },
           icon(entry.level === 'info' ? 'info' : entry.level), ` ${entry.text}`);

@@ -81,7 +81,7 @@ H.case('config.merge keeps defaults for invalid keys and settings() builds the w
     model = { baseUrl = 'http://127.0.0.1:1/v1', maxTokens = 100 },
     cmd = { '/opt/ink-ls', '--stdio' },
   })
-  H.eq({ "approval: expected 'ask', 'auto' or 'readonly'" }, problems)
+  H.eq({ "approval: expected 'ask', 'auto', 'readonly' or 'plan'" }, problems)
   H.eq('ask', merged.approval)
   H.eq({ '/opt/ink-ls', '--stdio' }, merged.cmd)
   H.eq({
@@ -93,6 +93,9 @@ H.case('config.merge keeps defaults for invalid keys and settings() builds the w
   H.eq(2, #bad)
   -- JSON must not turn an empty model into an array: it is left out
   H.eq('{"approval":"auto"}', vim.json.encode(config.settings(config.merge({ approval = 'auto', model = {} }))))
+  -- the workspace's trust: sent only when stated, false included
+  H.eq({ approval = 'ask', trustWorkspace = false }, config.settings(config.merge({ trust_workspace = false })))
+  H.eq({ "trust_workspace: expected true or false" }, select(2, config.merge({ trust_workspace = 'yes' })))
 end)
 
 H.case('transcript streams text into lines and redraws tool lines in place', function()
@@ -541,6 +544,33 @@ H.case('chat: usage and context share in the winbar; float layout; bad layouts a
   H.eq({ "chat.layout: expected 'vertical', 'horizontal' or 'float'" }, problems)
   local merged = config.merge({ chat = { layout = 'diagonal', size = 50 } })
   H.eq({ 'vertical', 50, 'ga' }, { merged.chat.layout, merged.chat.size, merged.chat.keymaps.accept })
+end)
+
+H.case('chat: reasoning is a closed Thinking fold before the call and the answer; the window source in the winbar', function()
+  vim.cmd('tabonly')
+  vim.cmd('only')
+  chat.reset()
+  vim.cmd('Ink')
+  chat.question('what do the notes say?')
+  up({ sessionUpdate = 'thinking', content = { type = 'text', text = 'Read the notes\n' } })
+  up({ sessionUpdate = 'thinking', content = { type = 'text', text = 'first.' } })
+  up({ sessionUpdate = 'tool_call', toolCallId = 'r1', title = 'read notes.txt', kind = 'read', status = 'pending', rawInput = { path = 'notes.txt' } })
+  up({ sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'Ship on Friday.' } })
+  H.eq({
+    '## You', '', 'what do the notes say?', '', '## Ink',
+    '▸ Thinking', '  Read the notes', '  first.',
+    '▸ read notes.txt',
+    '', 'Ship on Friday.',
+  }, vim.api.nvim_buf_get_lines(chat_render.buf(), 0, -1, true))
+  H.eq({ '…', 'thought' }, chat_deco(5))
+  vim.api.nvim_win_call(chat_window.windows(), function()
+    H.eq({ 6, 8 }, { vim.fn.foldclosed(6), vim.fn.foldclosedend(6) }, 'thinking fold')
+  end)
+  H.eq('r1', chat.call_for_approval('bash: ls').id, 'a Thinking block never waits for an approval')
+  up({ sessionUpdate = 'usage_update', inputTokens = 3000, outputTokens = 20, contextTokens = 3020, contextWindow = 4096, contextWindowSource = 'Ollama runtime' })
+  H.eq('Ink · 3.0k in · 20 out · context 74%% (3.0k/4.1k, Ollama runtime)', vim.wo[chat_window.windows()].winbar)
+  up({ sessionUpdate = 'warning', message = 'the prompt is larger than the window' })
+  H.contains(table.concat(vim.api.nvim_buf_get_lines(chat_render.buf(), 0, -1, true), '\n'), 'warning: the prompt is larger than the window')
 end)
 
 H.case(':help ink has valid tags for every command', function()

@@ -11,7 +11,13 @@ from acp.helpers import embedded_text_resource
 from acp.schema import AudioContentBlock
 
 from ink_ls.acp.updates import UpdateMapper, prompt_blocks, result_content
-from ink_ls.agent.events import TextDeltaEvent, ToolEndEvent, ToolRunningEvent, ToolStartEvent
+from ink_ls.agent.events import (
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolEndEvent,
+    ToolRunningEvent,
+    ToolStartEvent,
+)
 from ink_ls.core.messages import (
     AssistantMessage,
     ImageBlock,
@@ -88,15 +94,15 @@ def test_sub_agent_text_is_not_the_answer() -> None:
     assert dump(mapper.updates(TextDeltaEvent(text="y")))[0]["content"]["text"] == "y"
 
 
-def test_a_plan_call_is_a_plan_update_and_nothing_else() -> None:
+def test_a_todo_write_call_is_a_plan_update_and_nothing_else() -> None:
     mapper = UpdateMapper(CWD, describe)
-    args = {"entries": [{"content": "step", "status": "in_progress"}]}
+    args = {"todos": [{"content": "step", "status": "in_progress"}]}
     (plan,) = dump(
-        mapper.updates(ToolStartEvent(tool_call_id="p", tool_name="plan", arguments=args))
+        mapper.updates(ToolStartEvent(tool_call_id="p", tool_name="todo_write", arguments=args))
     )
     assert plan["sessionUpdate"] == "plan"
     assert plan["entries"] == [{"content": "step", "status": "in_progress", "priority": "medium"}]
-    assert mapper.updates(ToolRunningEvent(tool_call_id="p", tool_name="plan")) == []
+    assert mapper.updates(ToolRunningEvent(tool_call_id="p", tool_name="todo_write")) == []
 
 
 def test_replay_of_a_stored_conversation() -> None:
@@ -141,3 +147,22 @@ def test_prompt_content() -> None:
     assert blocks[3] == TextBlock(text="[referenced: file:///ws/b.py]")
     with pytest.raises(ValueError, match="'audio' is not supported"):
         prompt_blocks([AudioContentBlock(type="audio", data="AA", mime_type="audio/wav")])
+
+
+def test_reasoning_is_a_thought_live_and_when_a_session_is_loaded() -> None:
+    mapper = UpdateMapper(CWD, describe)
+    assert dump(mapper.updates(ThinkingDeltaEvent(text="Read it first."))) == [
+        {
+            "sessionUpdate": "agent_thought_chunk",
+            "content": {"type": "text", "text": "Read it first."},
+        }
+    ]
+    assert mapper.updates(ThinkingDeltaEvent(text="child", parent_tool_call_id="t1")) == []
+    replayed = dump(
+        mapper.replay([user_text("q"), AssistantMessage(text="A.", thinking="Read it first.")])
+    )
+    assert [u["sessionUpdate"] for u in replayed] == [
+        "user_message_chunk",
+        "agent_thought_chunk",
+        "agent_message_chunk",
+    ]

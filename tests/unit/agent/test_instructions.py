@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ink_ls.agent.instructions import ProjectInstructions
 
 
@@ -46,3 +48,29 @@ def test_the_cap_cuts_with_a_note_and_outside_paths_add_nothing(tmp_path: Path) 
         "0 KiB in all. Read a/AGENTS.md for the rest.]"
     )
     assert "outside" not in found.render()
+
+
+def test_links_out_and_odd_files_are_not_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import os
+
+    ws = tmp_path / "ws"
+    (ws / "a").mkdir(parents=True)
+    (ws / "b").mkdir()
+    (tmp_path / "mine.md").write_text("PRIVATE")
+    (ws / "AGENTS.md").symlink_to(tmp_path / "mine.md")
+    os.mkfifo(ws / "a" / "AGENTS.md")  # would block a plain open
+    (ws / "b" / "real.md").write_text("b rule\n")
+    (ws / "b" / "AGENTS.md").symlink_to("real.md")  # a link inside the workspace is fine
+    found = ProjectInstructions(ws)
+    with caplog.at_level("WARNING"):
+        assert found.start() == []
+        assert found.relevant([ws / "a" / "x.py"]) == []
+    assert [f.text for f in found.relevant([ws / "b" / "y.py"])] == ["b rule"]
+    assert "PRIVATE" not in found.render()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"project instructions: AGENTS.md was not read: it is a link to {tmp_path / 'mine.md'},"
+        " outside the workspace",
+        "project instructions: a/AGENTS.md was not read: it is not a regular file",
+    ]

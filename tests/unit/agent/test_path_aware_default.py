@@ -86,7 +86,8 @@ async def run(tmp_path: Path, *calls: ToolCall, meet: int = 1) -> SlowWriter:
 
 async def test_writes_of_two_files_overlap(tmp_path: Path) -> None:
     writer = await run(tmp_path, write("a", "a.txt", "A"), write("b", "b.txt", "B"), meet=2)
-    assert writer.overlapped == [("a", "b")]
+    # in flight together (which reached the writer first depends on the machine)
+    assert [set(pair) for pair in writer.overlapped] == [{"a", "b"}]
     assert (tmp_path / "a.txt").read_text() == "A" and (tmp_path / "b.txt").read_text() == "B"
 
 

@@ -103,3 +103,28 @@ def test_state_dir_precedence(tmp_path: Path) -> None:
     )
     assert state_dir({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "ink-ls"
     assert state_dir({}) == Path.home() / ".local" / "state" / "ink-ls"
+
+
+def test_the_provider_is_the_setting_else_known_from_the_host() -> None:
+    assert ModelSettings.from_env({}).dialect == "openai-chat"
+    anthropic = ModelSettings.from_env({"INK_BASE_URL": "https://api.anthropic.com/v1"})
+    assert (anthropic.provider, anthropic.dialect) == (None, "anthropic")
+    assert anthropic.model == "claude-sonnet-4-5"
+    env = {"INK_BASE_URL": "https://api.openai.com/v1", "INK_PROVIDER": "openai-responses"}
+    assert ModelSettings.from_env(env).dialect == "openai-responses"
+    with pytest.raises(ConfigError) as info:
+        ModelSettings.from_env({"INK_PROVIDER": "gemini"})
+    assert str(info.value).startswith("invalid model settings: INK_PROVIDER: Input should be")
+
+
+def test_a_key_for_one_companys_api_never_goes_to_the_other() -> None:
+    both = {"OPENAI_API_KEY": "oa-key", "ANTHROPIC_API_KEY": "ant-key"}
+    to_anthropic = ModelSettings.from_env({**both, "INK_BASE_URL": "https://api.anthropic.com/v1"})
+    assert to_anthropic.resolved_api_key({}) == "ant-key"
+    assert ModelSettings(provider="anthropic").resolved_api_key(both) == "ant-key"
+    assert ModelSettings.from_env(both).resolved_api_key({}) == "oa-key"
+    assert ModelSettings().resolved_api_key({"ANTHROPIC_API_KEY": "ant-key"}) is None
+    # every key variable stays hidden from commands, whichever provider runs
+    assert {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INK_API_KEY"} <= set(
+        ModelSettings().secret_env_names()
+    )

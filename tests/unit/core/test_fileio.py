@@ -55,3 +55,55 @@ def test_a_failed_write_leaves_the_original_and_no_temp_file(
 def test_a_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FileWriteError, match="is not a regular file"):
         atomic_write_text(tmp_path, "x")
+
+
+def test_a_write_named_inside_never_lands_outside(tmp_path: Path) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    (outside / "t.txt").write_text("theirs")
+    (ws / "link.txt").symlink_to(outside / "t.txt")
+    (ws / "dir").symlink_to(outside)
+    for name in ("link.txt", "dir/t.txt", "dir/new.txt"):
+        with pytest.raises(FileWriteError, match="outside the workspace; nothing was written"):
+            fileio.write_in_workspace(ws / name, "mine", ws)
+    assert (outside / "t.txt").read_text() == "theirs" and not (outside / "new.txt").exists()
+    (ws / "inner.txt").write_text("old")
+    (ws / "alias.txt").symlink_to("inner.txt")
+    assert fileio.write_in_workspace(ws / "alias.txt", "new", ws) == ws / "inner.txt"
+    # named outside (and approved as such): written where it was named
+    assert fileio.write_in_workspace(outside / "t.txt", "ok", ws) == outside / "t.txt"
+
+
+def test_a_directory_swapped_for_a_link_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    (ws / "sub").mkdir(parents=True)
+    outside.mkdir()
+    real_open = os.open
+
+    def swap_then_open(path: object, flags: int, *args: object, **kw: object) -> int:
+        if Path(str(path)) == ws / "sub" and flags & os.O_DIRECTORY:
+            (ws / "sub").rmdir()
+            (ws / "sub").symlink_to(outside)  # the race: after resolving, before opening
+        return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fileio.os, "open", swap_then_open)
+    with pytest.raises(FileWriteError, match="changed while it was being written"):
+        atomic_write_text(ws / "sub" / "f.txt", "x", within=ws)
+    assert list(outside.iterdir()) == []
+
+
+def test_read_for_context_only_regular_files_inside(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "out.md").write_text("outside")
+    (ws / "link.md").symlink_to(tmp_path / "out.md")
+    os.mkfifo(ws / "fifo.md")
+    (ws / "big.md").write_text("x" * 100)
+    with pytest.raises(fileio.NotReadError, match="outside the workspace"):
+        fileio.read_workspace_file(ws / "link.md", ws, limit=10)
+    with pytest.raises(fileio.NotReadError, match="not a regular file"):
+        fileio.read_workspace_file(ws / "fifo.md", ws, limit=10)  # and never blocks
+    assert fileio.read_workspace_file(ws / "big.md", ws, limit=10) == (b"x" * 10, 100)

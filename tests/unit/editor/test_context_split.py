@@ -31,3 +31,20 @@ def test_split_context_round_trips_every_shape(tmp_path: Path) -> None:
         params = SessionPromptParams.model_validate({"prompt": prompt, **extra})
         message = prompt_with_context(params, OpenDocuments(), tmp_path)
         assert split_context(message) == expected
+
+
+def test_a_document_linked_out_or_a_fifo_is_named_without_its_text(tmp_path: Path) -> None:
+    import os
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "id_rsa").write_text("PRIVATE KEY\n")
+    (ws / "app.py").symlink_to(tmp_path / "id_rsa")
+    os.mkfifo(ws / "pipe.py")  # reading it would block the server
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
+    for name in ("app.py", "pipe.py"):
+        params = SessionPromptParams.model_validate(
+            {"prompt": "explain", "textDocument": {"uri": path_to_uri(ws / name)}, "range": whole}
+        )
+        message = prompt_with_context(params, OpenDocuments(), ws)
+        assert message.endswith(" (lines 1-1)") and "PRIVATE" not in message

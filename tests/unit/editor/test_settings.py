@@ -52,7 +52,7 @@ def test_bad_keys_fall_back_to_defaults_and_are_named_without_secrets() -> None:
     assert problems == [
         "model.temperature: unknown setting",
         "model.baseUrl: base URL must be an http(s) URL such as http://localhost:11434/v1",
-        "approval: must be one of 'ask', 'auto', 'readonly'",
+        "approval: must be one of 'ask', 'auto', 'readonly', 'plan'",
         "approvalTimeoutSeconds: must be a number greater than 0",
         "colour: unknown setting",
     ]

@@ -9,11 +9,13 @@ from ink_ls.agent.events import (
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ToolEndEvent,
     ToolProgressEvent,
     ToolRunningEvent,
     ToolSettledEvent,
     UsageEvent,
+    WarningEvent,
 )
 from ink_ls.core.messages import AssistantMessage, ImageBlock, TextBlock, Usage
 from ink_ls.core.tool import DiffDisplay
@@ -318,3 +320,26 @@ def test_a_servers_progress_is_a_progress_report_unless_an_approval_waits() -> N
         f"{name}: 3/10 indexing",
         f"waiting for approval: {name}",
     ]
+
+
+def test_reasoning_warnings_and_where_the_window_came_from() -> None:
+    r, client = reporter()
+    r.begin("notes?")
+    r.on_event(ThinkingDeltaEvent(text="Read them "))
+    r.on_event(ThinkingDeltaEvent(text="a sub-agent's", parent_tool_call_id="task_1"))
+    r.on_event(WarningEvent(message="the prompt is larger than the window"))
+    r.on_event(
+        MessageEndEvent(
+            message=AssistantMessage(text="ok", usage=Usage(input_tokens=3000, output_tokens=9)),
+            context_tokens=3009,
+            context_window=4096,
+            context_window_source="Ollama runtime",
+        )
+    )
+    bodies = [p["update"] for m, p in client.notes if m == methods.SESSION_UPDATE]
+    assert bodies[:2] == [
+        {"sessionUpdate": "thinking", "content": {"type": "text", "text": "Read them "}},
+        {"sessionUpdate": "warning", "message": "the prompt is larger than the window"},
+    ]
+    assert bodies[2]["contextWindow"] == 4096
+    assert bodies[2]["contextWindowSource"] == "Ollama runtime"

@@ -113,3 +113,49 @@ def test_names_and_schemas() -> None:
     assert (check_schema({"type": "object", "properties": {"a": {"type": 5}}}) or "").startswith(
         "its input schema is invalid at properties/a/type: "
     )
+
+
+def test_a_workspace_file_expands_only_allowed_and_own_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "ink_ls.mcp.config.user_allowed_env", lambda: frozenset({"TRACKER", "INK_API_KEY"})
+    )
+    env = {"TRACKER": "trk", "GITHUB_TOKEN": "ghp", "INK_API_KEY": "sk", "DB_URL": "pg://"}
+    raw = {
+        "web": {"url": "https://x/${GITHUB_TOKEN}", "headers": {"A": "${TRACKER}"}},
+        "db": {"command": "db", "args": ["${DB_URL}", "${INK_API_KEY}"], "env": {"DB_URL": "x"}},
+    }
+    (web, db), problems = parse_servers(
+        raw, "workspace", root=tmp_path, env=env, secret=("INK_API_KEY",)
+    )
+    assert web.url == "https://x/${GITHUB_TOKEN}" and web.headers == {"A": "trk"}
+    assert db.args == ("pg://", "${INK_API_KEY}")  # its own env's name expands, the key never
+    assert problems[0].startswith("mcpServers.web: ${GITHUB_TOKEN} left as written")
+    assert problems[1].startswith("mcpServers.db: ${INK_API_KEY} left as written")
+    (user,), problems = parse_servers(
+        {"u": {"command": "x", "args": ["${GITHUB_TOKEN}", "${INK_API_KEY}"]}},
+        "user",
+        root=tmp_path,
+        env=env,
+        secret=("INK_API_KEY",),
+    )
+    assert user.args == ("ghp", "${INK_API_KEY}")  # the user's own file: anything but the key
+    assert problems == [
+        "mcpServers.u: ${INK_API_KEY} left as written: the model's API key is never passed on"
+    ]
+
+
+def test_the_trust_question_masks_values(tmp_path: Path) -> None:
+    from ink_ls.mcp.config import describe_servers
+
+    servers = {
+        "web": {"url": "https://u:pw@h/mcp?key=abc&x", "headers": {"Authorization": "Bearer t"}},
+        "git": {"command": "uvx", "args": ["git mcp", "--repo", "."], "env": {"TOKEN": "t"}},
+        "off": {"command": "x", "disabled": True},
+    }
+    lines = describe_servers(tmp_path, {".mcp.json": json.dumps({"mcpServers": servers}).encode()})
+    assert lines == [
+        "MCP server web: https://u:***@h/mcp?key=***&x (headers: Authorization: ***)",
+        "MCP server git: TOKEN=*** uvx 'git mcp' --repo .",
+    ]

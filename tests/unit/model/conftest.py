@@ -10,8 +10,9 @@ import pytest
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import AssistantMessage
 from ink_ls.core.signal import NEVER, CancelSignal
-from ink_ls.model.base import ModelRequest, ReplyDone, TextDelta, ToolCallReady
-from ink_ls.model.client import OpenAIClient
+from ink_ls.model.base import ModelRequest, ReplyDone, TextDelta, ThinkingDelta, ToolCallReady
+from ink_ls.model.client import ModelClient
+from ink_ls.model.providers import make_client as client_for
 from tests.fakes.model_server import FakeModelServer
 
 
@@ -30,6 +31,8 @@ def server(_shared_server: FakeModelServer) -> FakeModelServer:
         srv._script.clear()
         srv.requests.clear()
         srv.request_headers.clear()
+        srv.paths.clear()
+        srv.bodies.clear()
         srv.disconnects = 0
     return srv
 
@@ -49,18 +52,19 @@ def sleeps() -> SleepRecorder:
     return SleepRecorder()
 
 
-MakeClient = Callable[..., OpenAIClient]
+MakeClient = Callable[..., ModelClient]
 
 
 @pytest.fixture
 async def make_client(server: FakeModelServer, sleeps: SleepRecorder) -> AsyncIterator[MakeClient]:
-    clients: list[OpenAIClient] = []
+    clients: list[ModelClient] = []
 
-    def make(**settings: Any) -> OpenAIClient:
+    def make(**settings: Any) -> ModelClient:
+        """A client of the provider `settings` name (Chat Completions by default)."""
         transport = settings.pop("transport", None)
         values: dict[str, Any] = {"base_url": server.base_url, "model": "fake-model"}
         values.update(settings)
-        client = OpenAIClient(
+        client = client_for(
             ModelSettings(**values), transport=transport, sleep=sleeps, rng=lambda: 0.5
         )
         clients.append(client)
@@ -72,7 +76,7 @@ async def make_client(server: FakeModelServer, sleeps: SleepRecorder) -> AsyncIt
 
 
 async def collect(
-    client: OpenAIClient, request: ModelRequest, signal: CancelSignal = NEVER
+    client: ModelClient, request: ModelRequest, signal: CancelSignal = NEVER
 ) -> tuple[list[str], AssistantMessage]:
     """All text deltas and the final message of one streamed reply.
 
@@ -88,6 +92,8 @@ async def collect(
             deltas.append(item.text)
         elif isinstance(item, ToolCallReady):
             ready.append(item)
+        elif isinstance(item, ThinkingDelta):
+            continue  # shown to the user, not part of the answer
         else:
             assert isinstance(item, ReplyDone)
             final = item.message

@@ -14,6 +14,7 @@ from ink_ls.model.errors import (
     ModelContextLengthError,
     ModelHTTPError,
     ModelProtocolError,
+    ModelStreamError,
     ModelTransportError,
 )
 from tests.fakes.model_server import FakeModelServer, Reply, text
@@ -70,7 +71,8 @@ async def test_no_retry_after_the_first_streamed_byte(
     with pytest.raises(ModelProtocolError) as info:
         await collect(make_client(), REQ)
     assert str(info.value) == (
-        "the model stream ended before it was complete (no [DONE]); the reply was discarded"
+        "the reply was cut off: the model endpoint closed the stream before the reply was "
+        "complete (no finish_reason); the partial reply was discarded"
     )
     assert len(server.requests) == 1
     assert sleeps.delays == []
@@ -93,7 +95,8 @@ async def test_a_connection_reset_mid_stream_is_a_transport_error(
     with pytest.raises(ModelTransportError) as info:
         await collect(make_client(transport=httpx.MockTransport(handler)), REQ)
     assert str(info.value) == (
-        "the connection to the model endpoint dropped mid-reply (Connection reset by peer)"
+        "the reply was cut off: the model endpoint closed the stream before the reply was "
+        "complete (no finish_reason); the partial reply was discarded (Connection reset by peer)"
     )
     assert calls == 1 and sleeps.delays == []
 
@@ -108,12 +111,26 @@ async def test_garbage_in_the_stream_is_a_protocol_error(
     assert len(server.requests) == 1
 
 
-async def test_a_stream_without_done_is_an_error_even_with_a_finish_reason(
+async def test_a_stream_without_done_is_complete_once_its_finish_reason_arrived(
     server: FakeModelServer, make_client: MakeClient
 ) -> None:
-    server.push(Reply(text="complete-looking", no_done=True))
-    with pytest.raises(ModelProtocolError, match=r"no \[DONE\]"):
-        await collect(make_client(), REQ)
+    server.push(Reply(text="complete and whole", no_done=True))
+    deltas, message = await collect(make_client(), REQ)
+    assert message.text == "complete and whole" and message.stop_reason == "stop"
+    assert message.usage.output_tokens == 5  # the usage chunk after the finish still counts
+
+
+async def test_a_drop_after_the_finish_reason_keeps_the_reply(make_client: MakeClient) -> None:
+    async def body():  # type: ignore[no-untyped-def]
+        yield sse(chunk('{"content":"Done."}'))
+        yield sse('{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}')
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete body")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())
+
+    _, message = await collect(make_client(transport=httpx.MockTransport(handler)), REQ)
+    assert message.text == "Done."
 
 
 async def test_an_error_object_inside_the_stream_is_reported(make_client: MakeClient) -> None:
@@ -124,9 +141,38 @@ async def test_an_error_object_inside_the_stream_is_reported(make_client: MakeCl
             content=sse('{"error":{"message":"model crashed"}}'),
         )
 
-    with pytest.raises(ModelProtocolError) as info:
+    with pytest.raises(ModelStreamError) as info:
         await collect(make_client(transport=httpx.MockTransport(handler)), REQ)
-    assert str(info.value) == "the model endpoint reported an error mid-reply: model crashed"
+    assert str(info.value) == "the model endpoint reported an error: model crashed"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # llama.cpp's server: an `error:` line (server_sent_event(sink, "error", …))
+        b'error: {"code":500,"message":"model crashed","type":"server_error"}\n\n',
+        # `event: error` with the error object as data
+        b'event: error\ndata: {"type":"error","error":{"message":"model crashed"}}\n\n',
+        # vLLM: the error object as a data chunk, then [DONE]
+        b'data: {"error":{"object":"error","message":"model crashed","type":"Internal'
+        b'ServerError","param":null,"code":500}}\n\ndata: [DONE]\n\n',
+        # OpenRouter: the error on a chunk whose choice finishes with "error"
+        b'data: {"id":"gen-1","object":"chat.completion.chunk","error":{"code":"server_error",'
+        b'"message":"model crashed"},"choices":[{"index":0,"delta":{"content":""},'
+        b'"finish_reason":"error"}]}\n\n',
+    ],
+    ids=["llama.cpp", "event-error", "vllm", "openrouter"],
+)
+async def test_every_in_stream_error_form_fails_the_reply(
+    make_client: MakeClient, raw: bytes
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = sse(chunk('{"content":"Part"}')) + raw
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    with pytest.raises(ModelStreamError) as info:
+        await collect(make_client(transport=httpx.MockTransport(handler)), REQ)
+    assert str(info.value) == "the model endpoint reported an error: model crashed"
 
 
 async def test_context_length_400_is_reported_as_such(

@@ -15,9 +15,11 @@ from ink_ls.agent.events import (
     MessageEndEvent,
     RunEndEvent,
     TextDeltaEvent,
+    ThinkingDeltaEvent,
     ToolEndEvent,
     ToolRunningEvent,
     ToolSettledEvent,
+    WarningEvent,
 )
 from ink_ls.agent.writes import PolicyWriter
 from ink_ls.core.messages import AssistantMessage, TextBlock, Usage
@@ -99,6 +101,8 @@ def test_the_live_region_shows_queued_and_running_calls() -> None:
         ("y\n", "allow_once"),
         ("YES\n", "allow_once"),
         ("a\n", "allow_always"),
+        ("p\n", "allow_project"),
+        ("project\n", "allow_project"),
         ("n\n", "reject"),
         ("\n", "reject"),
         ("maybe\n", "reject"),
@@ -128,7 +132,26 @@ async def test_the_prompter_shows_the_question_and_returns_the_choice() -> None:
         detail='{"command": "npm test"}',
     )
     assert await prompter(question, NEVER) == "allow_once"
-    assert out.getvalue() == "Run command: npm test  [y]es / [a]lways / [N]o: "
+    assert out.getvalue() == "Run command: npm test  [y]es / [a]lways this session / [N]o: "
+
+
+async def test_the_project_key_is_offered_with_the_rules_it_saves() -> None:
+    console, out = plain_console()
+    prompter = TerminalPrompter(TerminalAsker(console, Typist("p\n")))
+    question = ApprovalQuestion(
+        tool_name="bash",
+        tool_call_id="c1",
+        kind="command",
+        title="Run command: npm test",
+        detail='{"command": "npm test"}',
+        project_rules=("Bash(npm test)",),
+    )
+    assert await prompter(question, NEVER) == "allow_project"
+    assert out.getvalue() == (
+        "  [p] saves Bash(npm test) to .ink/settings.local.json\n"
+        "Run command: npm test  [y]es / [a]lways this session / [p]roject: always in this "
+        "project / [N]o: "
+    )
 
 
 async def test_a_cancelled_prompt_asks_nothing() -> None:
@@ -331,3 +354,40 @@ def test_json_lines_of_sub_agent_calls_carry_their_task() -> None:
         {"type": "tool_running", "tool_call_id": "t", "tool_name": "task"},
         {"type": "text_delta", "text": "hm", "parent_tool_call_id": "t"},
     ]
+
+
+def test_reasoning_and_warnings_go_to_stderr_when_stdout_is_not_a_terminal() -> None:
+    console, out = plain_console()
+    err, err_out = plain_console()
+    view = TerminalView(console, err=err)
+    view(ThinkingDeltaEvent(text="Read the notes "))
+    view(ThinkingDeltaEvent(text="first."))
+    view(WarningEvent(message="the prompt is larger than the window"))
+    view(TextDeltaEvent(text="Ship on Friday."))
+    view(
+        MessageEndEvent(
+            message=AssistantMessage(text="Ship on Friday.", thinking="Read the notes first.")
+        )
+    )
+    view.close()
+    assert out.getvalue() == "Ship on Friday.\n"  # a pipe gets the answer only
+    assert err_out.getvalue() == (
+        "warning: the prompt is larger than the window\nthinking: Read the notes first.\n"
+    )
+
+
+def test_in_a_terminal_the_reasoning_is_dim_above_the_answer() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100, color_system="standard")
+    err, _ = plain_console()
+    view = TerminalView(console, err=err)
+    view(ThinkingDeltaEvent(text="Read the notes first."))
+    view(
+        MessageEndEvent(
+            message=AssistantMessage(text="Ship on Friday.", thinking="Read the notes first.")
+        )
+    )
+    view.close()
+    shown = out.getvalue()
+    assert "\x1b[2;3mthinking: Read the notes first.\x1b[0m" in shown  # dim italic
+    assert shown.index("thinking:") < shown.index("Ship on Friday.")

@@ -283,3 +283,44 @@ def test_ids_created_in_a_burst_never_collide(tmp_path: Path) -> None:
     ids = {store.create().id for _ in range(3000)}  # all within a second or two
     assert len(ids) == 3000
     assert len(list(tmp_path.glob("*.jsonl"))) == 3000
+
+
+def test_provider_fields_and_thinking_survive_the_file(store: SessionStore, tmp_path: Path) -> None:
+    """What a provider sent and we do not interpret comes back byte for byte after a reload."""
+    signature = "CiQB0e2Kb7+/signature=="
+    reply = AssistantMessage(
+        text="",
+        thinking="The user wants the file; read it first.",
+        extra={
+            "openai-chat": {
+                "reasoning_content": "The user wants the file; read it first.",
+                "reasoning_details": [{"type": "reasoning.text", "text": "…", "signature": None}],
+            }
+        },
+        tool_calls=[
+            ToolCall(
+                id="c1",
+                name="read",
+                arguments='{"path": "a"}',
+                extra={
+                    "openai-chat": {"extra_content": {"google": {"thought_signature": signature}}}
+                },
+            )
+        ],
+        stop_reason="tool_use",
+    )
+    session = store.create("s-extra", cwd=tmp_path)
+    session.append(user_text("read a"))
+    session.append(reply)
+    reloaded = store.open("s-extra").messages[1]
+    assert reloaded == reply
+    assert isinstance(reloaded, AssistantMessage)
+    assert reloaded.tool_calls[0].extra["openai-chat"]["extra_content"] == {
+        "google": {"thought_signature": signature}
+    }
+
+
+def test_sessions_written_before_provider_fields_still_load(store: SessionStore) -> None:
+    old = AssistantMessage(text="hi").model_dump(mode="json", by_alias=True)
+    del old["extra"], old["thinking"]
+    assert AssistantMessage.model_validate(old) == AssistantMessage(text="hi")

@@ -26,9 +26,19 @@ def _walk(node: Any) -> list[dict[str, Any]]:
 
 def test_the_eight_tools_in_order() -> None:
     registry = ToolRegistry(builtin_tools())
-    assert registry.names == ["read", "bash", "edit", "write", "grep", "find", "ls", "task"]
+    assert registry.names == [
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "grep",
+        "find",
+        "ls",
+        "task",
+        "todo_write",
+    ]
     safe = {t.name for t in registry if t.concurrency_safe}
-    assert safe == {"read", "grep", "find", "ls", "task"}
+    assert safe == {"read", "grep", "find", "ls", "task", "todo_write"}
 
 
 def test_registering_a_builtin_twice_is_refused() -> None:
@@ -92,6 +102,9 @@ def test_each_tool_titles_and_kinds_its_calls() -> None:
     assert title("ls", {}) == "ls ."
     assert title("edit", {"path": "/elsewhere/x"}) == "edit /elsewhere/x"
     assert title("task", {"prompt": "x" * 100}) == "task: " + "x" * 59 + "…"
+    done = [{"content": "a", "status": "completed"}, {"content": "b"}]
+    assert title("todo_write", {"todos": done}) == "to-do list (1/2 done)"
+    assert title("todo_write", {"todos": 3}) == "to-do list"
     assert {t.name: t.kind for t in tools} == {
         "read": "read",
         "bash": "execute",
@@ -101,4 +114,5 @@ def test_each_tool_titles_and_kinds_its_calls() -> None:
         "find": "search",
         "ls": "read",
         "task": "think",
+        "todo_write": "think",
     }

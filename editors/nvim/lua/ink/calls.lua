@@ -10,6 +10,7 @@ M.signs = {
   failed = '✗',
   refused = '⊘',
   approval = '?',
+  thought = '…',
 }
 
 --- highlight group of each status (defined in chat_render with default links)
@@ -20,6 +21,7 @@ M.highlights = {
   failed = 'InkChatFailed',
   refused = 'InkChatRefused',
   approval = 'InkChatApproval',
+  thought = 'InkChatThought',
 }
 
 --- The chat status of a call from the ACP status of an update and its output.

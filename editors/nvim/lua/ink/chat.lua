@@ -69,6 +69,9 @@ function M.winbar()
         calls.tokens(u.contextTokens),
         calls.tokens(u.contextWindow)
       )
+      if type(u.contextWindowSource) == 'string' then
+        parts[#parts] = parts[#parts]:gsub('%)$', ', ' .. u.contextWindowSource .. ')')
+      end
     end
   end
   local running = require('ink.session').turn
@@ -103,12 +106,45 @@ function M.context_label(ctx)
   return ctx.path
 end
 
+---@type { id: string, text: string }? the reasoning block being streamed
+local thinking
+local thinking_blocks = 0
+
+--- The model's reasoning: a "Thinking" line whose text sits in a closed fold under it (like a
+--- call's output), grown as it streams; the next answer text or call ends the block.
+---@param text string
+function M.think(text)
+  if not thinking then
+    thinking_blocks = thinking_blocks + 1
+    thinking = { id = 'thinking:' .. thinking_blocks, text = '' }
+    render.tool_call({ toolCallId = thinking.id, title = 'Thinking', kind = 'think' })
+    render.update(thinking.id, { status = 'thought' })
+  end
+  thinking.text = thinking.text .. text
+  local call = render.call(thinking.id)
+  if call then
+    local lines = vim.split(vim.trim(thinking.text), '\n', { plain = true })
+    for i, line in ipairs(lines) do
+      lines[i] = '  ' .. line
+    end
+    render.set_body(call, lines)
+  end
+end
+
 --- Renders one ink/session/update (live turns and replayed sessions alike).
 ---@param params ink.SessionUpdateParams
 function M.on_update(params)
   local u = params.update or {}
   local kind = u.sessionUpdate
-  if kind == U.user_message_chunk then
+  if kind ~= U.thinking and kind ~= U.usage_update then
+    thinking = nil
+  end
+  if kind == U.thinking then
+    local c = u.content or {}
+    if c.type == 'text' and type(c.text) == 'string' and c.text ~= '' then
+      M.think(c.text)
+    end
+  elseif kind == U.user_message_chunk then
     local c = u.content or {}
     if c.type == 'text' and type(c.text) == 'string' then
       render.user_text(c.text, M.context_label(u.context))
@@ -145,6 +181,8 @@ function M.on_update(params)
     refresh_winbar()
   elseif kind == U.error then
     render.note('error: ' .. tostring(u.message))
+  elseif kind == U.warning then
+    render.note('warning: ' .. tostring(u.message))
   elseif kind == U.turn_end then
     local usage = M.header.usage
         and (' · %s tokens in, %s out'):format(tostring(M.header.usage.inputTokens), tostring(M.header.usage.outputTokens))
@@ -308,6 +346,7 @@ end
 ---@param title? string
 function M.reset(title)
   render.reset()
+  thinking = nil
   M.header.title, M.header.usage = title, nil
   refresh_winbar()
 end

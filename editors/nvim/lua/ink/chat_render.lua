@@ -12,6 +12,7 @@ for group, link in pairs({
   InkChatQueued = 'Comment',
   InkChatRunning = 'DiagnosticInfo',
   InkChatDone = 'DiagnosticOk',
+  InkChatThought = 'Comment',
   InkChatFailed = 'DiagnosticError',
   InkChatRefused = 'DiagnosticWarn',
   InkChatApproval = 'WarningMsg',

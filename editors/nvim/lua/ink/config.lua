@@ -8,6 +8,7 @@ M.defaults = {
   model = nil,
   approval = 'ask',
   approval_timeout = nil,
+  trust_workspace = nil,
   transcript = { open = 'vertical', size = nil },
   review = { keymaps = { accept = 'ga', reject = 'gx' } },
   chat = {
@@ -34,12 +35,13 @@ M.defaults = {
 ---@type ink.Options
 M.options = vim.deepcopy(M.defaults)
 
-local approval_modes = { ask = true, auto = true, readonly = true }
+local approval_modes = { ask = true, auto = true, readonly = true, plan = true }
 local chat_layouts = { vertical = true, horizontal = true, float = true }
 
 local model_types = {
   baseUrl = 'string',
   model = 'string',
+  provider = 'string',
   apiKey = 'string',
   apiKeyEnv = 'string',
   vision = 'boolean',
@@ -75,11 +77,19 @@ function M.validate(opts)
     end
   end
   if opts.approval ~= nil and not approval_modes[opts.approval] then
-    bad('approval', "'ask', 'auto' or 'readonly'")
+    bad('approval', "'ask', 'auto', 'readonly' or 'plan'")
+  end
+  for _, key in ipairs({ 'permissions', 'hooks' }) do
+    if opts[key] ~= nil and type(opts[key]) ~= 'table' then
+      bad(key, 'a table (as in a settings file)')
+    end
   end
   local t = opts.approval_timeout
   if t ~= nil and (type(t) ~= 'number' or t <= 0) then
     bad('approval_timeout', 'a number > 0')
+  end
+  if opts.trust_workspace ~= nil and type(opts.trust_workspace) ~= 'boolean' then
+    bad('trust_workspace', 'true or false')
   end
   if opts.transcript ~= nil and type(opts.transcript) ~= 'table' then
     bad('transcript', 'a table')
@@ -133,6 +143,15 @@ function M.settings(opts)
   end
   if opts.approval_timeout then
     s.approvalTimeoutSeconds = opts.approval_timeout
+  end
+  if opts.permissions and next(opts.permissions) then
+    s.permissions = vim.deepcopy(opts.permissions)
+  end
+  if opts.hooks and next(opts.hooks) then
+    s.hooks = vim.deepcopy(opts.hooks)
+  end
+  if opts.trust_workspace ~= nil then
+    s.trustWorkspace = opts.trust_workspace
   end
   return s
 end

@@ -145,7 +145,7 @@ function M.check()
   local model = settings.model or {}
   health.info(
     'context window: '
-      .. (model.contextWindow and (tostring(model.contextWindow) .. ' tokens (model.contextWindow)') or 'from the endpoint\'s /models, else 32768 tokens')
+      .. (model.contextWindow and (tostring(model.contextWindow) .. ' tokens (model.contextWindow)') or 'the window the server runs (Ollama, llama.cpp, LM Studio, /models), else 32768 tokens')
   )
   health.info(('compaction: at %d%% of the window (model.compactThreshold)'):format(math.floor(100 * (model.compactThreshold or 0.8) + 0.5)))
   check_mcp()

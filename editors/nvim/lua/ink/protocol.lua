@@ -32,6 +32,7 @@ M.lsp = {
 M.updates = {
   user_message_chunk = 'user_message_chunk',
   agent_message_chunk = 'agent_message_chunk',
+  thinking = 'thinking',
   tool_call = 'tool_call',
   tool_call_update = 'tool_call_update',
   usage_update = 'usage_update',

@@ -5,6 +5,7 @@
 ---@class ink.ModelOptions
 ---@field baseUrl? string OpenAI-compatible endpoint, ending in /v1
 ---@field model? string model name sent in requests
+---@field provider? 'openai-chat'|'openai-responses'|'anthropic' the API the endpoint speaks
 ---@field apiKey? string the key itself (prefer apiKeyEnv)
 ---@field apiKeyEnv? string name of the environment variable holding the key
 ---@field vision? boolean whether the model accepts images
@@ -44,13 +45,16 @@
 ---@class ink.Options
 ---@field cmd? string[] server command; default { 'ink-ls', '--stdio' }
 ---@field model? ink.ModelOptions sent as initializationOptions.ink.model
----@field approval? 'ask'|'auto'|'readonly'
+---@field approval? 'ask'|'auto'|'readonly'|'plan'
+---@field permissions? table Permission rules, a settings file's `permissions` shape
+---@field hooks? table Hooks, a settings file's `hooks` shape
 ---@field approval_timeout? number seconds (approvalTimeoutSeconds)
+---@field trust_workspace? boolean trust the workspace's own files (trustWorkspace); nil asks
 ---@field transcript? ink.TranscriptOptions
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
 
----@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'
+---@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'|'thought'
 
 ---@class ink.ChatCall  one tool call shown in the chat buffer
 ---@field id string toolCallId
@@ -80,6 +84,7 @@
 ---@field model? ink.ModelOptions
 ---@field approval? string
 ---@field approvalTimeoutSeconds? number
+---@field trustWorkspace? boolean
 
 ---@class ink.Position
 ---@field line integer 0-based

@@ -1,0 +1,79 @@
+"""What the command sandbox costs per `bash` call: the same commands through the bash tool,
+unsandboxed, sandboxed (Landlock + a network namespace) and sandboxed with the network allowed
+(Landlock only), interleaved in one run; prints medians and the ratios.
+
+`.venv/bin/python bench/sandbox.py [--runs N]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from ink_ls.core.signal import NEVER  # noqa: E402
+from ink_ls.core.tool import ToolContext  # noqa: E402
+from ink_ls.tools import _process  # noqa: E402
+from ink_ls.tools.bash import BashTool  # noqa: E402
+from ink_ls.tools.sandbox import SandboxSettings, availability  # noqa: E402
+
+COMMANDS = {
+    "true": "true",
+    "echo + write a file": "echo hi > out.txt && cat out.txt",
+    "git --version": "git --version",
+}
+
+
+async def median_ms(tool: BashTool, command: str, ws: Path) -> float:
+    params = tool.validate_arguments({"command": command})
+    started = time.perf_counter()
+    result = await tool.execute(params, NEVER, ToolContext("bench", ws))
+    elapsed = (time.perf_counter() - started) * 1000.0
+    assert not result.is_error, result.output
+    return elapsed
+
+
+async def main(runs: int) -> None:
+    found = availability()
+    if not found.ok:
+        print(f"no sandbox on this machine: {found.problem}")
+        return
+    print(f"sandbox: {found.mechanism}; {runs} runs per command, interleaved")
+    with tempfile.TemporaryDirectory() as name:
+        ws = Path(name)
+        plain = BashTool(log_dir=name)
+        tools = {
+            "unsandboxed": plain,
+            "sandboxed": BashTool(log_dir=name, sandbox=SandboxSettings(enabled=True)),
+            "sandboxed+net": BashTool(
+                log_dir=name, sandbox=SandboxSettings(enabled=True, network=True)
+            ),
+        }
+        for label, command in COMMANDS.items():
+            times: dict[str, list[float]] = {key: [] for key in tools}
+            for _ in range(3):  # warm every path (page cache, first-use imports, rulesets)
+                for tool in tools.values():
+                    await median_ms(tool, command, ws)
+            for _ in range(runs):
+                for key, tool in tools.items():
+                    times[key].append(await median_ms(tool, command, ws))
+            base = statistics.median(times["unsandboxed"])
+            cells = [f"unsandboxed {base:6.1f} ms"]
+            for key in ("sandboxed", "sandboxed+net"):
+                t = statistics.median(times[key])
+                cells.append(f"{key} {t:6.1f} ms (+{t - base:5.1f}, ×{t / base:.2f})")
+            print(f"{label:20} " + "  ".join(cells))
+    _process.kill_all_tracked()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=30)
+    asyncio.run(main(parser.parse_args().runs))

@@ -1,0 +1,1 @@
+"""The user's permission rules: parse them, see what a command runs, decide a call."""
