@@ -5,7 +5,8 @@ as given), answers a `$/cancelRequest` of a prompt by cancelling its turn, and n
 traceback cross the wire; its `refusal` names the well-formed requests it must not handle (a
 notification method with an id, a second `initialize`, anything after `shutdown`). `InkServer`
 serves through `handlers.wire.StrictWire` (never deaf after a bad frame; every malformed
-message answered with a plain JSON-RPC error).
+message answered with a plain JSON-RPC error). pygls is used through its public API; the two
+internals it lacks a public way for are in `handlers.pygls_compat`.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+from pygls.protocol import default_converter, lsp_method
 
 from ink_ls import __version__
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.editor.host import HostDeps
 from ink_ls.handlers import commands, ink, lifecycle
+from ink_ls.handlers.pygls_compat import TracebackFreeResponses, send_message
 from ink_ls.handlers.state import ServerState
 from ink_ls.handlers.wire import StrictWire
 from ink_ls.protocol import methods
@@ -72,21 +74,34 @@ def _keep_dicts(obj: dict[str, Any], cls: type[Any]) -> Any:
     return cls(**values)
 
 
+# the params are JSON already: no deep unstructuring of the hot update stream
+def _request_as_sent(m: RawRequest) -> dict[str, Any]:
+    return {"jsonrpc": m.jsonrpc, "id": m.id, "method": m.method, "params": m.params}
+
+
+def _notification_as_sent(m: RawNotification) -> dict[str, Any]:
+    return {"jsonrpc": m.jsonrpc, "method": m.method, "params": m.params}
+
+
 def ink_converter() -> Any:
     """pygls' converter, plus hooks that keep `ink/*` params and raw results as dicts."""
     converter = default_converter()  # type: ignore[no-untyped-call]
     for cls in (RawRequest, RawNotification, RawResponse):
         converter.register_structure_hook(cls, _keep_dicts)
+    converter.register_unstructure_hook(RawRequest, _request_as_sent)
+    converter.register_unstructure_hook(RawNotification, _notification_as_sent)
     return converter
 
 
-class InkProtocol(LanguageServerProtocol):
+class InkProtocol(TracebackFreeResponses):
     """LSP protocol with plain-JSON `ink/*` messages and cancel-as-turn-cancel."""
 
     state: ServerState
     exit_code = 0
     """1 when the client sent `exit` without `shutdown` first."""
     initialize_seen = False
+    shut_down = False
+    """True once `shutdown` was answered: only `exit` is served from then on."""
 
     def refusal(self, data: dict[str, Any]) -> WireError | None:
         """The error for a well-formed request the server must not handle, else None."""
@@ -112,7 +127,7 @@ class InkProtocol(LanguageServerProtocol):
                 "initialized; initialize may be sent only once",
                 msg_id,
             )
-        if self._shutdown and method != types.EXIT:
+        if self.shut_down and method != types.EXIT:
             code = InkErrorCode.SHUTTING_DOWN if method.startswith("ink/") else INVALID_REQUEST
             return WireError(
                 int(code),
@@ -122,17 +137,23 @@ class InkProtocol(LanguageServerProtocol):
         return None
 
     def send_wire_error(self, error: WireError) -> None:
-        self._send_data(
+        send_message(
+            self,
             {
                 "jsonrpc": "2.0",
                 "id": error.id,
                 "error": {"code": error.code, "message": error.message},
-            }
+            },
         )
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        yield from super().lsp_shutdown(*args)
+        self.shut_down = True
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
-        self.exit_code = 0 if self._shutdown else 1
+        self.exit_code = 0 if self.shut_down else 1
         yield from super().lsp_exit(*args)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
@@ -154,32 +175,18 @@ class InkProtocol(LanguageServerProtocol):
             if "id" not in data or "method" not in data:
                 raise  # a notification or response: nobody to answer, log only
             # a request whose params do not fit the LSP type: answer it, never leave it hanging
-            self._send_response(
-                data["id"],
-                error=types.ResponseError(
-                    code=exc.code, message=f"{exc.message}: params of {data['method']}"
-                ),
-            )
+            message = f"{exc.message}: params of {data['method']}"
+            self.send_wire_error(WireError(exc.code, message, data["id"]))
             return _ANSWERED
 
     def handle_message(self, message: Any) -> None:
         if message is _ANSWERED:
             return
+        if isinstance(message, types.CancelNotification) and not self.shut_down:
+            host = self.state.host
+            if host is not None and host.cancel_request(message.params.id):
+                return  # the prompt answers `cancelled` itself once the turn has wound down
         super().handle_message(message)
-
-    def _handle_cancel_notification(self, msg_id: Any) -> None:
-        host = self.state.host
-        if host is not None and host.cancel_request(msg_id):
-            return  # the prompt answers `cancelled` itself once the turn has wound down
-        super()._handle_cancel_notification(msg_id)
-
-    def _send_response(
-        self, msg_id: Any, result: Any | None = None, error: Any | None = None
-    ) -> None:
-        if isinstance(error, types.ResponseError) and isinstance(error.data, dict):
-            if "traceback" in error.data:
-                error = types.ResponseError(code=error.code, message=error.message)
-        super()._send_response(msg_id, result, error)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -210,13 +217,7 @@ class InkServer(StrictWire):
     def report_server_error(self, error: Exception, source: Any) -> None:
         if isinstance(error, json.JSONDecodeError):
             # malformed JSON: answer per JSON-RPC (id null) and keep serving
-            self.protocol._send_data(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": {"code": PARSE_ERROR, "message": f"parse error: {error.msg}"},
-                }
-            )
+            self._checks().send_wire_error(WireError(PARSE_ERROR, f"parse error: {error.msg}"))
             return
         if isinstance(error, JsonRpcException):
             log.warning("protocol error: %s", error.message)

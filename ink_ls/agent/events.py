@@ -22,6 +22,8 @@ from ink_ls.core.messages import AssistantMessage, ContentBlock, Usage
 from ink_ls.core.tool import Display, ToolKind
 
 StopReason = Literal["completed", "max_tokens", "max_iterations", "aborted", "error"]
+"""How a run ended: the model answered (`completed`), its last answer was cut at the output-token
+limit (`max_tokens`), the turn limit was reached, a cancel, or a failure."""
 TurnOutcome = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
 """How a turn ended as every front end reports it (ACP's stop reasons, which `ink/*` adopts)."""
 OUTCOMES: dict[StopReason, TurnOutcome] = {
@@ -32,80 +34,86 @@ OUTCOMES: dict[StopReason, TurnOutcome] = {
     "error": "error",
 }
 """The agent's stop reasons and the front ends' outcomes, one to one."""
-"""How a run ended: the model answered (`completed`), its last answer was cut at the output-token
-limit (`max_tokens`), the turn limit was reached, a cancel, or a failure."""
 
 
-class ToolStartEvent(BaseModel):
-    """A call is registered (it may still wait for a slot or a barrier)."""
+class ToolCallRef(BaseModel):
+    """Which call something is about; shared with the wire's `tool_call`/`tool_call_update`."""
 
     model_config = ConfigDict(defer_build=True)
 
-    type: Literal["tool_start"] = "tool_start"
     tool_call_id: str
-    tool_name: str
     parent_tool_call_id: str | None = None
     """Set on events forwarded from a `task` sub-agent: the id of that task call."""
-    arguments: dict[str, Any] | None = None
-    """The parsed arguments when they are a JSON object, else None."""
+
+
+class ToolCallLabel(BaseModel):
+    """What a person reads for a call (`read README.md`) and its kind, chosen by its tool."""
+
+    model_config = ConfigDict(defer_build=True)
+
     title: str = ""
-    """What a person reads for the call (`read README.md`), chosen by its tool."""
     kind: ToolKind = "other"
 
 
-class ToolRunningEvent(BaseModel):
-    """A call really starts executing (after validation, the gate and a free slot)."""
+class _Tagged(BaseModel):
+    """Puts `type` first in an event built on a shared base (subclasses narrow it to their
+    literal); the shared bases themselves carry no tag, so the wire can reuse them."""
 
     model_config = ConfigDict(defer_build=True)
 
-    type: Literal["tool_running"] = "tool_running"
-    tool_call_id: str
+    type: str
+
+
+class ToolEvent(ToolCallRef, _Tagged):
+    """Base of the five tool events: the call and its tool."""
+
     tool_name: str
-    parent_tool_call_id: str | None = None
-    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
 
 
-class ToolProgressEvent(BaseModel):
+class ToolStartEvent(ToolCallLabel, ToolEvent):
+    """A call is registered (it may still wait for a slot or a barrier)."""
+
+    type: Literal["tool_start"] = "tool_start"
+    arguments: dict[str, Any] | None = None
+    """The parsed arguments when they are a JSON object, else None."""
+
+
+class ToolRunningEvent(ToolEvent):
+    """A call really starts executing (after validation, the gate and a free slot)."""
+
+    type: Literal["tool_running"] = "tool_running"
+
+
+class ToolProgressEvent(ToolEvent):
     """A running call says how far it got (e.g. an MCP server's progress notification)."""
 
     type: Literal["tool_progress"] = "tool_progress"
-    tool_call_id: str
-    tool_name: str
-    parent_tool_call_id: str | None = None
-    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     message: str
     """One short line, e.g. `3/10 · indexing`."""
 
 
-class ToolSettledEvent(BaseModel):
+class ToolSettledEvent(ToolEvent):
     """A call finished; emitted at once, in completion order (for the UI)."""
 
-    model_config = ConfigDict(defer_build=True)
-
     type: Literal["tool_settled"] = "tool_settled"
-    tool_call_id: str
-    tool_name: str
-    parent_tool_call_id: str | None = None
-    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     is_error: bool
     duration_ms: float
     """Execution time only, queue time excluded."""
+    cancelled: bool = False
+    """The run's cancel ended the call (it was stopped, abandoned, or never ran); `is_error`
+    is true as well."""
 
 
-class ToolEndEvent(BaseModel):
+class ToolEndEvent(ToolEvent):
     """A call's result, delivered in call order."""
 
-    model_config = ConfigDict(defer_build=True)
-
     type: Literal["tool_end"] = "tool_end"
-    tool_call_id: str
-    tool_name: str
-    parent_tool_call_id: str | None = None
-    """Set on events forwarded from a `task` sub-agent: the id of that task call."""
     content: list[ContentBlock]
     is_error: bool
     display: Display | None = None
     duration_ms: float | None = None
+    cancelled: bool = False
+    """As in `ToolSettledEvent`: the run's cancel ended the call."""
 
 
 class TextDeltaEvent(BaseModel):
@@ -135,13 +143,11 @@ class WarningEvent(BaseModel):
     message: str
 
 
-class MessageEndEvent(BaseModel):
-    """An assistant message is complete and entered history."""
+class ContextFill(BaseModel):
+    """How full the context window is; shared with the wire's `usage_update`."""
 
     model_config = ConfigDict(defer_build=True)
 
-    type: Literal["message_end"] = "message_end"
-    message: AssistantMessage
     context_tokens: int | None = None
     """Tokens the conversation holds after this reply (reported input + output), when known."""
     context_window: int | None = None
@@ -150,10 +156,18 @@ class MessageEndEvent(BaseModel):
     """Where the window figure came from (`Ollama runtime`, `configured`, `default`, …)."""
 
 
-class CompactionEvent(BaseModel):
-    """The conversation is being (phase `start`) or was (`end`) compacted, or it failed."""
+class MessageEndEvent(ContextFill, _Tagged):
+    """An assistant message is complete and entered history."""
 
-    type: Literal["compaction"] = "compaction"
+    type: Literal["message_end"] = "message_end"
+    message: AssistantMessage
+
+
+class CompactionInfo(BaseModel):
+    """One phase of a compaction; shared with the wire's `compaction` update."""
+
+    model_config = ConfigDict(defer_build=True)
+
     phase: Literal["start", "end", "failed"]
     reason: Literal["threshold", "overflow", "manual"]
     tokens_before: int
@@ -162,15 +176,22 @@ class CompactionEvent(BaseModel):
     summarized_messages: int | None = None
     kept_messages: int | None = None
     duration_ms: float | None = None
-    usage: Usage | None = None
-    """What the summary request cost (phase `end`)."""
     error: str | None = None
 
 
-class InstructionsEvent(BaseModel):
-    """Project instruction files (AGENTS.md, CLAUDE.md) entered the system prompt."""
+class CompactionEvent(CompactionInfo, _Tagged):
+    """The conversation is being (phase `start`) or was (`end`) compacted, or it failed."""
 
-    type: Literal["instructions_loaded"] = "instructions_loaded"
+    type: Literal["compaction"] = "compaction"
+    usage: Usage | None = None
+    """What the summary request cost (phase `end`)."""
+
+
+class InstructionsInfo(BaseModel):
+    """Project instruction files that joined the system prompt; shared with the wire."""
+
+    model_config = ConfigDict(defer_build=True)
+
     paths: list[str]
     """The files loaded just now, absolute, farther directories first."""
     truncated: bool = False
@@ -193,6 +214,12 @@ class HookRunEvent(BaseModel):
     message: str = ""
     """How it ended, one line (phase end)."""
     duration_ms: float | None = None
+
+
+class InstructionsEvent(InstructionsInfo, _Tagged):
+    """Project instruction files (AGENTS.md, CLAUDE.md) entered the system prompt."""
+
+    type: Literal["instructions_loaded"] = "instructions_loaded"
 
 
 class UsageEvent(BaseModel):

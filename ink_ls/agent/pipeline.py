@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ink_ls.agent.events import ToolEndEvent, ToolStartEvent
+from ink_ls.agent.events import ToolEndEvent, ToolSettledEvent, ToolStartEvent
 from ink_ls.agent.gate import Gate, GateRequest, allow_all
 from ink_ls.core.messages import ContentBlock, TextBlock, ToolCall, ToolResultEntry
 from ink_ls.core.signal import CancelledError, CancelSignal, race
@@ -50,6 +50,8 @@ class CallResult:
     is_error: bool = False
     display: Display | None = None
     duration_ms: float | None = None
+    cancelled: bool = False
+    """The run's cancel ended the call (stopped, abandoned, or never started); an error too."""
 
     def entry(self) -> ToolResultEntry:
         """The history form: no display, no timings."""
@@ -69,6 +71,17 @@ class CallResult:
             is_error=self.is_error,
             display=self.display,
             duration_ms=self.duration_ms,
+            cancelled=self.cancelled,
+        )
+
+    def settled_event(self) -> ToolSettledEvent:
+        """The `tool_settled` of this result (in completion order; execution time only)."""
+        return ToolSettledEvent(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            is_error=self.is_error,
+            duration_ms=self.duration_ms or 0.0,
+            cancelled=self.cancelled,
         )
 
 
@@ -109,16 +122,23 @@ def blocked_text(name: str, source: str, reason: str | None) -> str:
 
 def interrupted_result(call: ToolCall) -> CallResult:
     """For a call that never started because the run was cancelled."""
-    return error_result(call, INTERRUPTED)
+    return _stopped(error_result(call, INTERRUPTED))
 
 
 def abandoned_result(call: ToolCall, grace_seconds: float) -> CallResult:
     """For a call still running when the grace deadline after a cancel passed."""
-    return error_result(
-        call,
-        f"Tool {call.name} did not respond to the interrupt within {grace_seconds:g}s"
-        " — result abandoned; the underlying process may still be running.",
+    return _stopped(
+        error_result(
+            call,
+            f"Tool {call.name} did not respond to the interrupt within {grace_seconds:g}s"
+            " — result abandoned; the underlying process may still be running.",
+        )
     )
+
+
+def _stopped(result: CallResult) -> CallResult:
+    result.cancelled = True
+    return result
 
 
 def truncated_reply_result(call: ToolCall) -> CallResult:
@@ -245,6 +265,7 @@ async def check_gate(
     cancelled = error_result(
         call, blocked_text(call.name, "user", "cancelled while waiting for approval")
     )
+    cancelled.cancelled = signal.cancelled
     try:
         decision = await race(gate(request, signal), signal)
     except CancelledError:
@@ -289,4 +310,5 @@ async def execute(prepared: PreparedCall, signal: CancelSignal, context: ToolCon
             )
             out = CallResult(call.id, call.name, content, result.is_error, result.display)
     out.duration_ms = (time.perf_counter() - started) * 1000.0
+    out.cancelled = out.is_error and signal.cancelled  # the tool stopped for the cancel
     return out

@@ -35,7 +35,6 @@ from ink_ls.agent.events import (
     AgentEvent,
     ToolProgressEvent,
     ToolRunningEvent,
-    ToolSettledEvent,
 )
 from ink_ls.agent.gate import GateRequest, passes_unasked
 from ink_ls.agent.hooking import admit, after_call
@@ -309,7 +308,7 @@ class Batch:
             return
         slot = self.grace.end(i)
         if slot is not None:
-            self._settled(call, result.is_error, result.duration_ms or 0.0)
+            self.emit(result.settled_event())
         self.delivery.set(i, result)
         if slot is not None:
             slot.release()
@@ -317,16 +316,6 @@ class Batch:
             self.window.left()
         self._one_done()
         self._pump()
-
-    def _settled(self, call: ToolCall, is_error: bool, duration_ms: float) -> None:
-        self.emit(
-            ToolSettledEvent(
-                tool_call_id=call.id,
-                tool_name=call.name,
-                is_error=is_error,
-                duration_ms=duration_ms,
-            )
-        )
 
     def _finished(self, i: int, task: asyncio.Task[None]) -> None:
         """Done-callback: covers calls whose task ended without settling (cancel, crash)."""
@@ -356,7 +345,7 @@ class Batch:
         call = self.calls[i]
         result = pipeline.abandoned_result(call, self.env.grace_seconds)
         result.duration_ms = ran_ms
-        self._settled(call, True, ran_ms)
+        self.emit(result.settled_event())
         self._tasks.pop(i, None)
         self.window.left()
         self.delivery.set(i, result)

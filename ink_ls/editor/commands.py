@@ -27,6 +27,8 @@ from ink_ls.protocol.errors import session_busy
 from ink_ls.protocol.methods import SHOW_DOCUMENT, SHOW_MESSAGE
 from ink_ls.protocol.models import (
     AskCommandArgs,
+    AskCommandResult,
+    CancelCommandResult,
     SessionPromptParams,
     SessionPromptResult,
     TextDocumentIdentifier,
@@ -115,7 +117,7 @@ class CommandTurns:
         self.session: LiveSession | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def ask(self, args: AskCommandArgs) -> dict[str, Any]:
+    def ask(self, args: AskCommandArgs) -> AskCommandResult:
         """Start a turn in the background; answers at once with the session id."""
         prompt = (args.prompt or "").strip() or ASK_SELECTION
         session = self.session
@@ -133,14 +135,14 @@ class CommandTurns:
         task = asyncio.get_running_loop().create_task(self._run(session, params, before))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return {"sessionId": session.session_id, "started": True}
+        return AskCommandResult(session_id=session.session_id)
 
-    def cancel(self) -> dict[str, Any]:
+    def cancel(self) -> CancelCommandResult:
         """Cancel every running turn of this connection."""
         running = self.host.sessions.running()
         for turn in running:
             turn.controller.cancel("cancelled by the user (ink.cancel)")
-        return {"cancelled": len(running)}
+        return CancelCommandResult(cancelled=len(running))
 
     async def _run(self, session: LiveSession, params: SessionPromptParams, before: int) -> None:
         try:

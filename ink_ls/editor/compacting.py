@@ -17,7 +17,9 @@ from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
 from ink_ls.editor.updates import TurnReporter
+from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
+from ink_ls.protocol.methods import PROGRESS_TITLE
 from ink_ls.protocol.models import SessionCompactParams, SessionCompactResult
 
 if TYPE_CHECKING:
@@ -64,14 +66,7 @@ async def compact_session(
     session.turn = turn
     try:
         reporter = await host.reporter(session, turn, params.work_done_token)
-        reporter.progress(
-            {
-                "kind": "begin",
-                "title": "Ink",
-                "cancellable": True,
-                "message": "compacting the conversation",
-            }
-        )
+        reporter.progress(lsp.progress_begin(PROGRESS_TITLE, "compacting the conversation"))
         gate = ApprovalGate("readonly", MessagePrompter(host.client, host.features))
         async with host.builder.turn(  # no tools run: no changes, no MCP servers
             host.front(reporter, gate, with_mcp=False),
@@ -101,12 +96,12 @@ async def _compact(
     except CompactionCancelledError:
         outcome, done = "cancelled", None
     except CompactionError as exc:
-        reporter.progress({"kind": "end", "message": f"failed: {exc}"})
+        reporter.progress(lsp.progress_end(f"failed: {exc}"))
         raise InkRequestError(InkErrorCode.COMPACTION_FAILED, str(exc)) from None
     session.usage = reporter.session_usage
     if done is None and outcome == "done":
         outcome = "nothing to compact"
-    reporter.progress({"kind": "end", "message": outcome})
+    reporter.progress(lsp.progress_end(outcome))
     return SessionCompactResult(
         session_id=session.session_id,
         compacted=done is not None,

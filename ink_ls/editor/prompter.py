@@ -13,8 +13,9 @@ from ink_ls.core.signal import CancelSignal
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import SHOW_MESSAGE_REQUEST
+from ink_ls.protocol.models import ApprovalOptionId
 
-ACTIONS: tuple[tuple[str, str, Choice], ...] = (
+ACTIONS: tuple[tuple[str, ApprovalOptionId, Choice], ...] = (
     ("Allow once", "allow_once", "allow_once"),
     ("Always allow", "allow_always", "allow_always"),
     ("Always in this project", "allow_project", "allow_project"),

@@ -27,12 +27,13 @@ from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor.client import EditorClient
 from ink_ls.editor.context import split_context
 from ink_ls.editor.sessions import LiveSession
-from ink_ls.protocol.methods import SESSION_UPDATE
+from ink_ls.protocol.methods import REPLAY_TURN, SESSION_UPDATE
 from ink_ls.protocol.models import (
     AgentMessageChunk,
     ContentItem,
     ImageContent,
     PromptContext,
+    RawOutput,
     SessionLoadResult,
     SessionUpdateBody,
     SessionUpdateParams,
@@ -44,8 +45,6 @@ from ink_ls.protocol.models import (
     UsageUpdate,
     UserMessageChunk,
 )
-
-REPLAY_TURN = "replay"
 
 
 def replay_updates(
@@ -98,7 +97,9 @@ def replay_updates(
                         status="failed" if result.is_error else "completed",
                         phase="delivered",
                         content=items,
-                        raw_output={"isError": result.is_error, "text": text_of(result.content)},
+                        raw_output=RawOutput(
+                            is_error=result.is_error, text=text_of(result.content)
+                        ),
                     )
                 )
     if usage.input_tokens or usage.output_tokens:

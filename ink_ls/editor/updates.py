@@ -34,7 +34,7 @@ from ink_ls.core.messages import ImageBlock, TextBlock, Usage, text_of
 from ink_ls.core.tool import CommandDisplay, DiffDisplay, short_line
 from ink_ls.editor.client import EditorClient
 from ink_ls.protocol import lsp
-from ink_ls.protocol.methods import PROGRESS, SESSION_UPDATE
+from ink_ls.protocol.methods import PROGRESS, PROGRESS_TITLE, SESSION_UPDATE
 from ink_ls.protocol.models import (
     AgentMessageChunk,
     CompactionUpdate,
@@ -43,6 +43,7 @@ from ink_ls.protocol.models import (
     ErrorUpdate,
     ImageContent,
     InstructionsLoadedUpdate,
+    RawOutput,
     SessionUpdateBody,
     SessionUpdateParams,
     TextContent,
@@ -50,6 +51,7 @@ from ink_ls.protocol.models import (
     ToolCallContent,
     ToolCallRegistered,
     ToolCallUpdate,
+    ToolStatus,
     TurnEndUpdate,
     UsageUpdate,
     WarningUpdate,
@@ -61,6 +63,13 @@ def hook_line(event: HookRunEvent) -> str:
     """`hook PreToolUse: ./check.sh` while it runs, then `… — blocked: <reason>` and so on."""
     line = f"hook {event.event}: {short_line(event.command, 60)}"
     return line if event.phase == "start" else f"{line} — {short_line(event.message, 80)}"
+
+
+def _status(event: ToolSettledEvent | ToolEndEvent) -> ToolStatus:
+    """A call the user's cancel ended is `cancelled`, not `failed`."""
+    if event.cancelled:
+        return "cancelled"
+    return "failed" if event.is_error else "completed"
 
 
 class TurnReporter:
@@ -102,7 +111,7 @@ class TurnReporter:
             self._client.notify(PROGRESS, lsp.progress_params(self._token, value))
 
     def begin(self, prompt: str) -> None:
-        self.progress(lsp.progress_begin("Ink", short_line(prompt, 60)))
+        self.progress(lsp.progress_begin(PROGRESS_TITLE, short_line(prompt, 60)))
 
     def end(self, stop: WireStopReason, error: str | None) -> None:
         """Send `error` (if any) and `turn_end` updates, then end the progress."""
@@ -180,13 +189,13 @@ class TurnReporter:
         elif isinstance(event, ToolProgressEvent):
             if not self._waiting:  # a pending approval outranks it
                 title = self._titles.get(event.tool_call_id, event.tool_name)
-                self.progress({"kind": "report", "message": f"{title}: {event.message}"})
+                self.progress(lsp.progress_report(f"{title}: {event.message}"))
         elif isinstance(event, ToolSettledEvent):
             self._settled += 1
             self.send(
                 ToolCallUpdate(
                     tool_call_id=event.tool_call_id,
-                    status="failed" if event.is_error else "completed",
+                    status=_status(event),
                     phase="settled",
                     duration_ms=round(event.duration_ms, 3),
                     parent_tool_call_id=event.parent_tool_call_id,
@@ -229,7 +238,7 @@ class TurnReporter:
     def _compaction(self, event: CompactionEvent) -> None:
         """Progress while summarising; the update at each phase; usage once it is done."""
         if event.phase == "start":
-            self.progress({"kind": "report", "message": "compacting the conversation"})
+            self.progress(lsp.progress_report("compacting the conversation"))
         self.send(CompactionUpdate.model_validate(event.model_dump(exclude={"type", "usage"})))
         if event.phase == "end":
             self._context = (event.tokens_after, event.context_window)
@@ -249,13 +258,13 @@ class TurnReporter:
             items.append(
                 DiffItem(path=str(shown.path), old_text=shown.old_text, new_text=shown.new_text)
             )
-        raw: dict[str, Any] = {"isError": event.is_error, "text": text_of(event.content)}
-        if isinstance(shown, CommandDisplay) and shown.exit_code is not None:
-            raw["exitCode"] = shown.exit_code
+        raw = RawOutput(is_error=event.is_error, text=text_of(event.content))
+        if isinstance(shown, CommandDisplay):
+            raw.exit_code = shown.exit_code
         self.send(
             ToolCallUpdate(
                 tool_call_id=event.tool_call_id,
-                status="failed" if event.is_error else "completed",
+                status=_status(event),
                 phase="delivered",
                 content=items,
                 raw_output=raw,

@@ -111,7 +111,7 @@ class EditorChanges:
         *,
         tool_call_id: str,
         approved: bool = False,
-    ) -> dict[str, Any]:
+    ) -> lsp.WorkspaceEdit:
         """A `WorkspaceEdit` replacing the whole document `base` by `new_text`, annotated with
         the call's id (`approved`: the annotation does not ask a generic client to confirm)."""
         features = self.features

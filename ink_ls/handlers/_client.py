@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from concurrent.futures import Future
 from typing import Any
 
+from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
-from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import CANCEL_REQUEST
+
+
+def _retrieve(answer: asyncio.Future[Any]) -> None:
+    # an answer nobody awaits any more (its wait was abandoned) must not log as unretrieved
+    if not answer.cancelled():
+        answer.exception()
 
 
 class PyglsClient:
@@ -23,16 +30,19 @@ class PyglsClient:
 
         When the wait is abandoned (the turn was cancelled, the approval timed out) the
         editor is told with `$/cancelRequest`, so it can close a prompt nobody awaits any
-        more; pygls itself would only forget the future.
+        more; pygls keeps the request open until the editor answers it.
         """
         msg_id = str(uuid.uuid4())
+        sent: Future[Any] = self._protocol.send_request(method, params, msg_id=msg_id)
+        answer = asyncio.wrap_future(sent)
+        answer.add_done_callback(_retrieve)
         try:
-            return await self._protocol.send_request_async(method, params, msg_id=msg_id)
+            # shielded: a late answer still lands in pygls' future instead of a cancelled one
+            return await asyncio.shield(answer)
         except asyncio.CancelledError:
-            if self._protocol._request_futures.pop(msg_id, None) is not None:
-                self.notify(CANCEL_REQUEST, lsp.cancel_request_params(msg_id))
+            if not sent.done():
+                self._protocol.notify(CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
-        # a plain dict goes straight to JSON: no attrs round trip for the hot update stream
-        self._protocol._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+        self._protocol.notify(method, params)

@@ -13,7 +13,7 @@ from pygls.lsp.server import LanguageServer
 from ink_ls.editor.commands import CommandTurns, code_actions
 from ink_ls.handlers._errors import guarded, validate
 from ink_ls.handlers.state import ServerState
-from ink_ls.protocol import methods
+from ink_ls.protocol import lsp, methods
 from ink_ls.protocol.errors import INVALID_PARAMS
 from ink_ls.protocol.models import AskCommandArgs
 
@@ -32,7 +32,6 @@ def _ask_args(args: tuple[Any, ...]) -> AskCommandArgs:
 
 def register(server: LanguageServer, state: ServerState) -> None:
     """Register the code actions and the `ink.*` commands on `server`."""
-    converter = server.protocol._converter
     turns: dict[str, CommandTurns] = {}
 
     def commands() -> CommandTurns:
@@ -48,14 +47,13 @@ def register(server: LanguageServer, state: ServerState) -> None:
     )
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
-        rng = converter.unstructure(params.range)
-        diagnostics = [converter.unstructure(d) for d in params.context.diagnostics]
+        rng = lsp.to_json(params.range)
+        diagnostics = [lsp.to_json(d) for d in params.context.diagnostics]
         return [
             types.CodeAction(
                 title=spec.title,
                 kind=spec.kind,
-                diagnostics=[converter.structure(d, types.Diagnostic) for d in spec.diagnostics]
-                or None,
+                diagnostics=[lsp.from_json(d, types.Diagnostic) for d in spec.diagnostics] or None,
                 command=types.Command(
                     title=spec.title, command=methods.COMMAND_ASK, arguments=[spec.arguments]
                 ),
@@ -66,9 +64,9 @@ def register(server: LanguageServer, state: ServerState) -> None:
     @server.command(methods.COMMAND_ASK)
     @guarded
     async def ask(*args: Any) -> dict[str, Any]:
-        return commands().ask(_ask_args(args))
+        return commands().ask(_ask_args(args)).dump()
 
     @server.command(methods.COMMAND_CANCEL)
     @guarded
     async def cancel(*args: Any) -> dict[str, Any]:
-        return commands().cancel()
+        return commands().cancel().dump()

@@ -60,11 +60,10 @@ def kill_tool_processes() -> None:
 def register(server: LanguageServer, state: ServerState) -> None:
     """Register lifecycle and document handlers on `server`."""
     client = PyglsClient(server.protocol)
-    converter = server.protocol._converter
 
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        caps = converter.unstructure(params.capabilities)
+        caps = lsp.to_json(params.capabilities)
         features = ClientFeatures.from_capabilities(caps)
         encoding = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
         state.documents.encoding = str(getattr(encoding, "value", encoding))
@@ -98,7 +97,7 @@ def register(server: LanguageServer, state: ServerState) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        changes = [converter.unstructure(c) for c in params.content_changes]
+        changes = [lsp.to_json(c) for c in params.content_changes]
         doc = params.text_document
         state.documents.did_change(doc.uri, doc.version, changes)
 

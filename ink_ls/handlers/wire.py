@@ -40,16 +40,32 @@ class WireChecks(Protocol):
 
 
 class StrictWire(LanguageServer):
-    """A `LanguageServer` whose stdio and TCP loops never go deaf after a bad frame."""
+    """A `LanguageServer` whose stdio and TCP loops never go deaf after a bad frame.
+
+    It runs its own loops, so it keeps its own stop event and TCP server (pygls' are private)
+    and stops them in `shutdown`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stopping = threading.Event()
+        self._tcp: asyncio.Server | None = None
 
     def _checks(self) -> WireChecks:
         return cast(WireChecks, self.protocol)
+
+    def shutdown(self) -> None:
+        """Stop serving: end the read loop, close the TCP server, then pygls' own parts."""
+        self._stopping.set()
+        if self._tcp is not None:
+            self._tcp.close()
+        super().shutdown()  # type: ignore[no-untyped-call]
 
     def start_io(self, stdin: Any | None = None, stdout: Any | None = None) -> None:
         """Serve on stdin/stdout until end of input or `exit`."""
         source = stdin or sys.stdin.buffer
         read = getattr(source, "read1", source.read)
-        self._stop_event = threading.Event()
+        self._stopping.clear()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
@@ -63,21 +79,21 @@ class StrictWire(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
-            self.shutdown()  # type: ignore[no-untyped-call]
+            self.shutdown()
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve TCP clients on `host:port`, one connection at a time."""
-        self._stop_event = threading.Event()
+        self._stopping.clear()
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.protocol.set_writer(writer)
             await self.serve_frames(lambda: reader.read(READ_SIZE))
-            self.shutdown()  # type: ignore[no-untyped-call]
+            self.shutdown()
 
         async def main() -> None:
-            self._server = await asyncio.start_server(connection, host, port)
-            async with self._server:
-                await self._server.serve_forever()
+            self._tcp = await asyncio.start_server(connection, host, port)
+            async with self._tcp:
+                await self._tcp.serve_forever()
 
         try:
             asyncio.run(main())
@@ -87,8 +103,7 @@ class StrictWire(LanguageServer):
     async def serve_frames(self, read_chunk: ReadChunk) -> None:
         """Read and handle messages until end of input (or `exit`)."""
         frames = FrameReader(read_chunk)
-        assert self._stop_event is not None
-        while not self._stop_event.is_set():
+        while not self._stopping.is_set():
             frame = await frames.next()
             if frame is None:
                 break

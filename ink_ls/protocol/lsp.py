@@ -8,10 +8,14 @@ camelCase JSON the wire carries. Nothing else in ink_ls writes an LSP payload by
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
+
+WorkspaceEdit = lsp.WorkspaceEdit
+
+T = TypeVar("T")
 
 
 @cache
@@ -23,6 +27,12 @@ def to_json(obj: object) -> dict[str, Any]:
     """An lsprotocol object as wire JSON (camelCase keys, optional members left out)."""
     data: dict[str, Any] = _converter().unstructure(obj)
     return data
+
+
+def from_json(data: Any, cls: type[T]) -> T:
+    """Wire JSON as an lsprotocol object of type `cls`."""
+    obj: T = _converter().structure(data, cls)
+    return obj
 
 
 def range_(start: tuple[int, int], end: tuple[int, int]) -> lsp.Range:
@@ -41,7 +51,7 @@ def whole_document_edit(
     create: bool,
     document_changes: bool,
     annotation: tuple[str, str, bool] | None,
-) -> dict[str, Any]:
+) -> lsp.WorkspaceEdit:
     """A `WorkspaceEdit` replacing a whole document (ending at `end`) by `new_text`.
 
     `create` puts a `CreateFile` first (a new file); `document_changes` chooses
@@ -62,7 +72,7 @@ def whole_document_edit(
     if not document_changes:
         # lsprotocol types `changes` as plain TextEdits, though LSP 3.16 allows annotated ones
         changes_by_uri: dict[str, Any] = {uri: [text_edit]}
-        return to_json(lsp.WorkspaceEdit(changes=changes_by_uri, change_annotations=annotations))
+        return lsp.WorkspaceEdit(changes=changes_by_uri, change_annotations=annotations)
     changes: list[lsp.TextDocumentEdit | lsp.CreateFile] = []
     if create:
         changes.append(
@@ -74,12 +84,12 @@ def whole_document_edit(
             edits=[text_edit],
         )
     )
-    return to_json(lsp.WorkspaceEdit(document_changes=changes, change_annotations=annotations))
+    return lsp.WorkspaceEdit(document_changes=changes, change_annotations=annotations)
 
 
-def apply_edit_params(label: str, edit: dict[str, Any]) -> dict[str, Any]:
-    """`workspace/applyEdit` params (the edit already built by `whole_document_edit`)."""
-    return {"label": label, "edit": edit}
+def apply_edit_params(label: str, edit: lsp.WorkspaceEdit) -> dict[str, Any]:
+    """`workspace/applyEdit` params (the edit built by `whole_document_edit`)."""
+    return to_json(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
 
 
 def show_message_request(
@@ -114,7 +124,7 @@ def progress_end(message: str) -> dict[str, Any]:
 
 def progress_params(token: str | int, value: dict[str, Any]) -> dict[str, Any]:
     """`$/progress` params for a work-done progress value."""
-    return {"token": token, "value": value}
+    return to_json(lsp.ProgressParams(token=token, value=value))
 
 
 def create_progress_params(token: str | int) -> dict[str, Any]:
@@ -143,11 +153,6 @@ def user_message_params(message: str, kind: MessageKind) -> dict[str, Any]:
 def show_document_params(uri: str) -> dict[str, Any]:
     """`window/showDocument` params: open `uri` in the editor and focus it."""
     return to_json(lsp.ShowDocumentParams(uri=uri, take_focus=True))
-
-
-def cancel_request_params(request_id: int | str) -> dict[str, Any]:
-    """`$/cancelRequest` params withdrawing a request the server sent."""
-    return to_json(lsp.CancelParams(id=request_id))
 
 
 def log_message_params(message: str, *, error: bool = False) -> dict[str, Any]:

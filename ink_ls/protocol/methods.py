@@ -26,6 +26,11 @@ DIAGNOSTICS = "ink/diagnostics"
 DIAGNOSTICS_CHANGED = "ink/diagnosticsChanged"
 """client → server notification: the diagnostics of these files changed."""
 
+REPLAY_TURN = "replay"
+"""The `turnId` of the updates that replay a stored session (`ink/session/load`)."""
+PROGRESS_TITLE = "Ink"
+"""The title of the work-done progress of a turn (and of a compaction)."""
+
 INK_REQUESTS: tuple[str, ...] = (
     SESSION_PROMPT,
     SESSION_CANCEL,
@@ -47,6 +52,10 @@ COMMANDS: tuple[str, ...] = (COMMAND_ASK, COMMAND_CANCEL)
 # standard LSP methods the server handles for them
 CODE_ACTION = "textDocument/codeAction"
 EXECUTE_COMMAND = "workspace/executeCommand"
+
+# standard LSP notifications the ink plugins send (names as in the LSP specification)
+PROGRESS_CANCEL = "window/workDoneProgress/cancel"
+DID_CHANGE_CONFIGURATION = "workspace/didChangeConfiguration"
 
 # standard LSP methods the server sends (names as in the LSP specification)
 APPLY_EDIT = "workspace/applyEdit"

@@ -1,7 +1,8 @@
 """Pydantic models of the `ink/*` wire shapes: params, results and `ink/session/update` payloads.
 
 Python fields are snake_case, the wire is camelCase (alias generator). Send with `dump()`.
-Nothing here knows about pygls; the stop reasons are the agent's own (`TurnOutcome`).
+The updates reuse the agent's event fields (`agent.events` bases) and its stop reasons
+(`TurnOutcome`), so the two never drift. Nothing here knows about pygls.
 """
 
 from __future__ import annotations
@@ -11,19 +12,34 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from ink_ls.agent.events import TurnOutcome
+from ink_ls.agent.events import (
+    CompactionInfo,
+    ContextFill,
+    InstructionsInfo,
+    ToolCallLabel,
+    ToolCallRef,
+    TurnOutcome,
+)
+from ink_ls.core.messages import ImageBlock, TextBlock, Usage
 
 WireStopReason = TurnOutcome
-ToolKind = Literal["read", "edit", "search", "execute", "think", "other"]
-ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
+ApprovalOptionId = Literal["allow_once", "allow_always", "allow_project", "reject_once"]
+"""The `optionId` of the approval actions in `window/showMessageRequest` (ACP's option ids)."""
+ToolStatus = Literal["pending", "in_progress", "completed", "failed", "cancelled"]
+"""The ACP statuses, plus `cancelled`: the user's cancel ended the call."""
 
 
 class WireModel(BaseModel):
     """Base of every wire model: camelCase aliases, unknown keys ignored."""
 
-    # defer_build: validators are built on first use, not while the server starts
+    # defer_build: validators are built on first use, not while the server starts;
+    # in the exported schema a field the sender always writes (it has a default) is required
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        defer_build=True,
+        json_schema_serialization_defaults_required=True,
     )
 
     def dump(self) -> dict[str, Any]:
@@ -65,6 +81,19 @@ class AskCommandArgs(WireModel):
         if self.range is not None and self.uri is None:
             raise ValueError("range needs uri")
         return self
+
+
+class AskCommandResult(WireModel):
+    """The answer to `ink.ask`: the turn started (it runs in the background)."""
+
+    session_id: str
+    started: bool = True
+
+
+class CancelCommandResult(WireModel):
+    """The answer to `ink.cancel`: how many running turns were cancelled."""
+
+    cancelled: int
 
 
 class SessionPromptParams(WireModel):
@@ -226,15 +255,12 @@ class DiagnosticsChangedParams(WireModel):
 # ---- ink/session/update ---------------------------------------------------------------------
 
 
-class TextContent(WireModel):
-    type: Literal["text"] = "text"
-    text: str
+class TextContent(TextBlock, WireModel):
+    """A text block, as in history (`core.messages.TextBlock`)."""
 
 
-class ImageContent(WireModel):
-    type: Literal["image"] = "image"
-    data: str
-    mime_type: str
+class ImageContent(ImageBlock, WireModel):
+    """An image block, as in history (`core.messages.ImageBlock`): base64 `data`, `mimeType`."""
 
 
 class ContentItem(WireModel):
@@ -256,12 +282,18 @@ class DiffItem(WireModel):
 ToolCallContent = Annotated[ContentItem | DiffItem, Field(discriminator="type")]
 
 
-class AgentMessageChunk(WireModel):
+class UpdateBody(WireModel):
+    """Base of the `update` kinds: `sessionUpdate` first (each kind narrows it to its tag)."""
+
+    session_update: str
+
+
+class AgentMessageChunk(UpdateBody):
     session_update: Literal["agent_message_chunk"] = "agent_message_chunk"
     content: TextContent
 
 
-class ThinkingChunk(WireModel):
+class ThinkingChunk(UpdateBody):
     """A piece of the model's visible reasoning; clients show it collapsed, apart from the
     answer (ACP's `agent_thought_chunk`)."""
 
@@ -277,7 +309,7 @@ class PromptContext(WireModel):
     last_line: int | None = None
 
 
-class UserMessageChunk(WireModel):
+class UserMessageChunk(UpdateBody):
     """A user prompt, sent when a session is replayed (`ink/session/load`)."""
 
     session_update: Literal["user_message_chunk"] = "user_message_chunk"
@@ -285,75 +317,62 @@ class UserMessageChunk(WireModel):
     context: PromptContext | None = None
 
 
-class ToolCallRegistered(WireModel):
+class ToolCallRegistered(ToolCallLabel, ToolCallRef, UpdateBody):
+    """A call is registered (the agent's `tool_start`); `parentToolCallId` is set on a call of a
+    `task` sub-agent."""
+
     session_update: Literal["tool_call"] = "tool_call"
-    tool_call_id: str
-    title: str
-    kind: ToolKind
-    status: ToolStatus = "pending"
+    status: Literal["pending"] = "pending"
     raw_input: dict[str, Any]
-    parent_tool_call_id: str | None = None
-    """Set for a call made by a `task` sub-agent: the task call's id."""
 
 
-class ToolCallUpdate(WireModel):
+class RawOutput(WireModel):
+    """A call's result as the model got it: the error flag and text (`exitCode` of a command)."""
+
+    is_error: bool
+    text: str
+    exit_code: int | None = None
+
+
+class ToolCallUpdate(ToolCallRef, UpdateBody):
+    """A call runs (`phase: running`), finished (`settled`) or its result arrives (`delivered`);
+    status `cancelled` when the user's cancel ended it."""
+
     session_update: Literal["tool_call_update"] = "tool_call_update"
-    tool_call_id: str
     status: ToolStatus
     phase: Literal["running", "settled", "delivered"]
     duration_ms: float | None = None
     content: list[ToolCallContent] | None = None
-    raw_output: dict[str, Any] | None = None
-    parent_tool_call_id: str | None = None
-    """Set for a call made by a `task` sub-agent: the task call's id."""
+    raw_output: RawOutput | None = None
 
 
-class UsageUpdate(WireModel):
+class UsageUpdate(ContextFill, Usage, UpdateBody):
     """Tokens of the turn so far and of the session, and how full the context window is."""
 
     session_update: Literal["usage_update"] = "usage_update"
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int = 0
-    context_tokens: int | None = None
-    """Tokens the conversation holds now (what the next request sends, before new input)."""
-    context_window: int | None = None
-    context_window_source: str | None = None
-    """Where the window figure came from: `Ollama runtime`, `llama.cpp n_ctx`, `configured`…"""
     session_input_tokens: int = 0
     session_output_tokens: int = 0
     session_cache_read_tokens: int = 0
 
 
-class CompactionUpdate(WireModel):
+class CompactionUpdate(CompactionInfo, UpdateBody):
     """The conversation is being compacted (`phase: start`), was (`end`) or could not be."""
 
     session_update: Literal["compaction"] = "compaction"
-    phase: Literal["start", "end", "failed"]
-    reason: Literal["threshold", "overflow", "manual"]
-    tokens_before: int
-    tokens_after: int | None = None
-    context_window: int | None = None
-    summarized_messages: int | None = None
-    kept_messages: int | None = None
-    duration_ms: float | None = None
-    error: str | None = None
 
 
-class InstructionsLoadedUpdate(WireModel):
+class InstructionsLoadedUpdate(InstructionsInfo, UpdateBody):
     """Project instruction files (AGENTS.md / CLAUDE.md) joined the system prompt."""
 
     session_update: Literal["instructions_loaded"] = "instructions_loaded"
-    paths: list[str]
-    truncated: bool = False
 
 
-class ErrorUpdate(WireModel):
+class ErrorUpdate(UpdateBody):
     session_update: Literal["error"] = "error"
     message: str
 
 
-class WarningUpdate(WireModel):
+class WarningUpdate(UpdateBody):
     """Something the user should know that does not stop the turn (the session cannot be
     saved)."""
 
@@ -361,7 +380,7 @@ class WarningUpdate(WireModel):
     message: str
 
 
-class TurnEndUpdate(WireModel):
+class TurnEndUpdate(UpdateBody):
     session_update: Literal["turn_end"] = "turn_end"
     stop_reason: WireStopReason
 

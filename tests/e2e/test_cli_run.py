@@ -263,6 +263,7 @@ async def test_ctrl_c_cancels_through_the_tools_and_exits_130(
     tool_end = next(e for e in run.events if e["type"] == "tool_end")
     assert tool_end["is_error"] is True
     assert "command aborted by user" in tool_end["content"][0]["text"]
+    assert tool_end["cancelled"] is True  # stopped by the cancel, not a failure of its own
     assert run.events[-1]["type"] == "run_end"
     assert run.events[-1]["stop_reason"] == "aborted"
     assert len(fake.requests) == 1  # no model request after the cancel

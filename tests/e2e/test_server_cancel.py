@@ -43,6 +43,12 @@ async def test_cancel_channels_end_the_turn_cancelled(
     await wait_gone(f"sleep {marker}")
     assert client.kinds()[-1] == "turn_end"
     assert client.updates[-1]["update"]["stopReason"] == "cancelled"
+    # the stopped call is told apart from a failed one: settled and delivered `cancelled`
+    ends = [u for u in client.tool_updates() if u.get("phase") in ("settled", "delivered")]
+    assert [(u["phase"], u["status"]) for u in ends] == [
+        ("settled", "cancelled"),
+        ("delivered", "cancelled"),
+    ]
     (token,) = client.progress_reports
     assert client.progress_reports[token][-1].message == "cancelled"
 

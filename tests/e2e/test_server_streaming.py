@@ -110,7 +110,7 @@ async def test_a_cancel_mid_stream_cancels_the_started_task(
     assert await client.ink("ink/session/cancel", {"sessionId": session_id}) is None
     result = await asyncio.wait_for(turn, WAIT)
     assert result["stopReason"] == "cancelled"
-    assert delivered(client) == [("t1", "failed")]
+    assert delivered(client) == [("t1", "cancelled")]
     assert not client.tool_updates("b1")  # a serial call never starts early
     assert reply.hold is not None
     reply.hold.set()

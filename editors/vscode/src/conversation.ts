@@ -54,7 +54,7 @@ export type PanelEvent =
   | { t: 'approvalDone'; id: string; answer: string }
   | { t: 'clear'; title?: string };
 
-export type CardStatus = 'queued' | 'running' | 'done' | 'failed' | 'refused';
+export type CardStatus = 'queued' | 'running' | 'done' | 'failed' | 'refused' | 'cancelled';
 
 export interface ToolCard {
   type: 'tool';
@@ -241,7 +241,7 @@ export class Conversation {
           card.ran = true;
           card.startedAt = at;
         } else if (u.phase === 'settled') {
-          card.status = u.status === 'failed' ? 'failed' : 'done';
+          card.status = u.status === 'failed' || u.status === 'cancelled' ? u.status : 'done';
           card.durationMs = u.durationMs;
         } else {
           const text = u.rawOutput?.text ?? textOf(u.content);
@@ -251,7 +251,9 @@ export class Conversation {
               card.diff = { path: item.path, oldText: item.oldText ?? null, newText: item.newText };
             }
           }
-          if (u.status === 'failed') {
+          if (u.status === 'cancelled') {
+            card.status = 'cancelled'; // the user's stop ended it: not a failure
+          } else if (u.status === 'failed') {
             card.status = !card.ran && REFUSED.test(text) ? 'refused' : 'failed';
           } else {
             card.status = 'done';

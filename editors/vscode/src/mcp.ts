@@ -2,28 +2,10 @@
  * The "Ink: MCP Servers" command: asks the running ink-ls for `ink/mcp/status` and lists each
  * MCP server (connected with its tool count, failed with the reason, not started and why).
  * Pure apart from the two callbacks it is given: no `vscode` import, so node:test covers it.
- * The wire name and shapes mirror protocol.md (`ink/mcp/status`) and ink_ls/protocol/methods.py.
+ * The wire name and shapes come from the generated protocol types (`ink/mcp/status`).
  */
 
-export const MCP_STATUS = 'ink/mcp/status';
-
-export interface McpServerInfo {
-  name: string;
-  origin: 'user' | 'workspace' | 'editor';
-  transport: 'stdio' | 'http';
-  target: string;
-  state: 'connected' | 'failed' | 'starting' | 'stopped' | 'not started';
-  error?: string;
-  tools: string[];
-  skipped: string[];
-  trusted?: boolean;
-  startMs?: number;
-}
-
-export interface McpStatusResult {
-  servers: McpServerInfo[];
-  problems?: string[];
-}
+import { MCP_STATUS, type McpServerInfo, type McpStatusResult } from './protocol';
 
 /** One row of the quick pick. */
 export interface McpItem {

@@ -86,8 +86,9 @@ export class Transcript {
         const indent = tool?.indent ?? indentOf(update);
         const finish = (durationMs?: number): void => {
           const ms = durationMs === undefined ? '' : ` (${formatMs(durationMs)})`;
-          const mark = update.status === 'failed' ? '✗' : '✓';
-          this.line(`${indent}${mark} ${title}${update.status === 'failed' ? ' — failed' : ''}${ms}`);
+          const mark = update.status === 'failed' ? '✗' : update.status === 'cancelled' ? '■' : '✓';
+          const note = update.status === 'failed' || update.status === 'cancelled' ? ` — ${update.status}` : '';
+          this.line(`${indent}${mark} ${title}${note}${ms}`);
           if (tool !== undefined) {
             tool.finished = true;
           }

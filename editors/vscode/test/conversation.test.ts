@@ -34,7 +34,7 @@ test('a turn becomes a prompt, cards with their states, the streamed answer and 
   const first = c.apply(up({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Run ' } }));
   const second = c.apply(up({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '`make`.' } }));
   assert.equal(first, second, 'chunks grow one answer');
-  assert.equal(c.apply(up({ sessionUpdate: 'usage_update', inputTokens: 1200, outputTokens: 30 })), 'header');
+  assert.equal(c.apply(up({ sessionUpdate: 'usage_update', inputTokens: 1200, outputTokens: 30, cacheReadTokens: 0, sessionInputTokens: 1200, sessionOutputTokens: 30, sessionCacheReadTokens: 0 })), 'header');
   c.apply({ t: 'result', result: { sessionId: 's', turnId: 't1', stopReason: 'end_turn', text: 'Run `make`.' } });
   assert.deepEqual(c.entries.map((e) => e.type), ['user', 'tool', 'answer', 'outcome']);
   assert.equal(c.entries[2].type === 'answer' && c.entries[2].text, 'Run `make`.');
@@ -86,6 +86,22 @@ test('a failed call that ran is failed, not refused; an edit keeps its diff', ()
   const card = c.cards.get('e') as ToolCard;
   assert.equal(card.status, 'failed');
   assert.deepEqual(card.diff, { path: '/w/a.txt', oldText: 'a', newText: 'b' });
+});
+
+test('a call the user stopped is cancelled, not failed, and the turn says cancelled', () => {
+  const c = new Conversation();
+  c.apply({ t: 'prompt', text: 'sleep', chips: [] });
+  c.apply(up({ sessionUpdate: 'tool_call', toolCallId: 'b1', title: 'bash: sleep 60', kind: 'execute', status: 'pending', rawInput: { command: 'sleep 60' } }));
+  c.apply(up({ sessionUpdate: 'tool_call', toolCallId: 'b2', title: 'bash: echo later', kind: 'execute', status: 'pending', rawInput: { command: 'echo later' } }));
+  c.apply(up({ sessionUpdate: 'tool_call_update', toolCallId: 'b1', status: 'in_progress', phase: 'running' }));
+  c.apply(up({ sessionUpdate: 'tool_call_update', toolCallId: 'b1', status: 'cancelled', phase: 'settled', durationMs: 900 }));
+  assert.equal(c.cards.get('b1')!.status, 'cancelled');
+  c.apply(up({ sessionUpdate: 'tool_call_update', toolCallId: 'b1', status: 'cancelled', phase: 'delivered', content: [], rawOutput: { isError: true, text: 'Error: bash aborted by user' } }));
+  c.apply(up({ sessionUpdate: 'tool_call_update', toolCallId: 'b2', status: 'cancelled', phase: 'delivered', content: [], rawOutput: { isError: true, text: '(interrupted before this tool ran)' } }));
+  assert.deepEqual([c.cards.get('b1')!.status, c.cards.get('b2')!.status], ['cancelled', 'cancelled']);
+  c.apply({ t: 'result', result: { sessionId: 's', turnId: 't1', stopReason: 'cancelled', text: '' } });
+  const outcome = c.entries[c.entries.length - 1];
+  assert.deepEqual(outcome, { type: 'outcome', stopReason: 'cancelled', text: 'cancelled' });
 });
 
 test('a replayed prompt carries its document as a chip; clear empties everything', () => {
@@ -144,6 +160,10 @@ test('reasoning becomes one collapsed Thinking entry before the call and the ans
   c.apply(up({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Ship on Friday.' } }));
   assert.deepEqual(c.entries.map((e) => e.type), ['user', 'thinking', 'tool', 'answer']);
   assert.equal(c.entries[1].type === 'thinking' && c.entries[1].text, 'Read the notes first.');
-  c.apply(up({ sessionUpdate: 'usage_update', inputTokens: 1, outputTokens: 1, contextWindow: 4096, contextWindowSource: 'Ollama runtime' }));
+  c.apply(up({
+    sessionUpdate: 'usage_update', inputTokens: 1, outputTokens: 1, cacheReadTokens: 0,
+    sessionInputTokens: 1, sessionOutputTokens: 1, sessionCacheReadTokens: 0,
+    contextWindow: 4096, contextWindowSource: 'Ollama runtime',
+  }));
   assert.equal(c.contextWindowSource, 'Ollama runtime');
 });

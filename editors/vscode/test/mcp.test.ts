@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { MCP_STATUS, type McpItem, mcpItems, type McpStatusResult, showMcpServers } from '../src/mcp';
+import { type McpItem, mcpItems, showMcpServers } from '../src/mcp';
+import { MCP_STATUS, type McpStatusResult } from '../src/protocol';
 
 const status: McpStatusResult = {
   servers: [
@@ -11,7 +12,7 @@ const status: McpStatusResult = {
     },
     {
       name: 'db', origin: 'workspace', transport: 'stdio', target: './db-mcp', state: 'failed',
-      error: 'the server exited before it was ready; stderr: no db', tools: [], skipped: [],
+      error: 'the server exited before it was ready; stderr: no db', tools: [], skipped: [], trusted: false,
     },
   ],
   problems: ['mcp.json: mcpServers.x.argz: unknown setting'],
@@ -52,7 +53,7 @@ test('the command asks ink/mcp/status and titles the list with the failures', as
 test('no servers: a message instead of an empty list', async () => {
   const said: string[] = [];
   await showMcpServers(
-    () => Promise.resolve({ servers: [] }),
+    () => Promise.resolve({ servers: [], problems: [] }),
     () => assert.fail('no list'),
     (m) => said.push(m),
   );

@@ -18,7 +18,7 @@ test('a turn with streamed text and a tool call reads as a conversation', () => 
   t.update({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'completed', phase: 'delivered', rawOutput: { isError: false, text: '# Demo' } });
   t.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Run ' } });
   t.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '`make`.' } });
-  t.update({ sessionUpdate: 'usage_update', inputTokens: 812, outputTokens: 40 });
+  t.update({ sessionUpdate: 'usage_update', inputTokens: 812, outputTokens: 40, cacheReadTokens: 0, sessionInputTokens: 812, sessionOutputTokens: 40, sessionCacheReadTokens: 0 });
   t.update({ sessionUpdate: 'turn_end', stopReason: 'end_turn' });
   t.result({ sessionId: 's', turnId: 't1', stopReason: 'end_turn', text: 'Run `make`.' });
   assert.equal(
@@ -136,7 +136,7 @@ test("a task's sub-agent calls are indented under the task", () => {
 test('the transcript notes compactions and the instruction files loaded', () => {
   const { t, text } = recorder();
   t.prompt('go on');
-  t.update({ sessionUpdate: 'instructions_loaded', paths: ['/ws/AGENTS.md', '/ws/src/AGENTS.md'] });
+  t.update({ sessionUpdate: 'instructions_loaded', paths: ['/ws/AGENTS.md', '/ws/src/AGENTS.md'], truncated: false });
   t.update({ sessionUpdate: 'compaction', phase: 'start', reason: 'threshold', tokensBefore: 7000 });
   t.update({ sessionUpdate: 'compaction', phase: 'end', reason: 'threshold', tokensBefore: 7000, tokensAfter: 2000 });
   assert.ok(

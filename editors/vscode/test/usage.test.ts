@@ -23,7 +23,7 @@ test('the status bar shows the share of the window, the tooltip the turn and the
 
 test('compaction shows while it runs and lowers the context after', () => {
   const tracker = new UsageTracker();
-  tracker.update({ sessionUpdate: 'usage_update', inputTokens: 7000, outputTokens: 10, contextTokens: 7010, contextWindow: 8192 });
+  tracker.update({ sessionUpdate: 'usage_update', inputTokens: 7000, outputTokens: 10, cacheReadTokens: 0, contextTokens: 7010, contextWindow: 8192, sessionInputTokens: 7000, sessionOutputTokens: 10, sessionCacheReadTokens: 0 });
   tracker.update({ sessionUpdate: 'compaction', phase: 'start', reason: 'threshold', tokensBefore: 7010, contextWindow: 8192 });
   assert.equal(tracker.view().text, '$(hubot) Ink $(sync~spin) compacting');
   tracker.update({ sessionUpdate: 'compaction', phase: 'end', reason: 'threshold', tokensBefore: 7010, tokensAfter: 2100, contextWindow: 8192 });
@@ -48,8 +48,9 @@ test('VS Code diagnostics become LSP ones (severity shifted, code value)', () =>
 test('the tooltip says where the window figure came from', () => {
   const tracker = new UsageTracker();
   tracker.update({
-    sessionUpdate: 'usage_update', inputTokens: 3000, outputTokens: 20, contextTokens: 3020,
-    contextWindow: 4096, contextWindowSource: 'Ollama runtime',
+    sessionUpdate: 'usage_update', inputTokens: 3000, outputTokens: 20, cacheReadTokens: 0,
+    sessionInputTokens: 3000, sessionOutputTokens: 20, sessionCacheReadTokens: 0,
+    contextTokens: 3020, contextWindow: 4096, contextWindowSource: 'Ollama runtime',
   });
   assert.equal(tracker.view().tooltip.split('\n')[1], 'Window: 4,096 tokens (Ollama runtime)');
 });

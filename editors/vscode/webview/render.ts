@@ -35,6 +35,7 @@ const KIND_ICON: Record<string, string> = {
 };
 const STATUS_ICON: Record<string, string> = {
   queued: 'circle-large-outline', running: 'loading', done: 'pass', failed: 'error', refused: 'circle-slash',
+  cancelled: 'debug-stop',
 };
 const OUTPUT_LINES = 60;
 /** Characters of a streaming answer rendered per frame at most (whole blocks). */

@@ -9,6 +9,7 @@ M.signs = {
   done = '✓',
   failed = '✗',
   refused = '⊘',
+  cancelled = '■',
   approval = '?',
   thought = '…',
 }
@@ -20,13 +21,15 @@ M.highlights = {
   done = 'InkChatDone',
   failed = 'InkChatFailed',
   refused = 'InkChatRefused',
+  cancelled = 'InkChatCancelled',
   approval = 'InkChatApproval',
   thought = 'InkChatThought',
 }
 
 --- The chat status of a call from the ACP status of an update and its output.
---- A failed call whose output says it was blocked (by the user or the policy) was refused.
----@param status? string pending|in_progress|completed|failed
+--- A failed call whose output says it was blocked (by the user or the policy) was refused;
+--- a call the user's cancel ended is cancelled.
+---@param status? ink.ToolStatus
 ---@param output? string rawOutput.text
 ---@return ink.CallStatus
 function M.status(status, output)
@@ -34,6 +37,8 @@ function M.status(status, output)
     return 'running'
   elseif status == 'completed' then
     return 'done'
+  elseif status == 'cancelled' then
+    return 'cancelled'
   elseif status == 'failed' then
     if type(output) == 'string' and output:match('^Tool "[^"]*" blocked by') then
       return 'refused'

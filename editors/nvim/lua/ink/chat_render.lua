@@ -15,6 +15,7 @@ for group, link in pairs({
   InkChatThought = 'Comment',
   InkChatFailed = 'DiagnosticError',
   InkChatRefused = 'DiagnosticWarn',
+  InkChatCancelled = 'Comment',
   InkChatApproval = 'WarningMsg',
   InkChatCall = 'Function',
   InkChatNote = 'Comment',

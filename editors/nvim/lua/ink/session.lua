@@ -137,7 +137,7 @@ end
 ---@param client vim.lsp.Client
 ---@param params table
 ---@param bufnr integer
----@param on_done? fun(err: table?, result: ink.PromptResult?)
+---@param on_done? fun(err: table?, result: ink.SessionPromptResult?)
 ---@return boolean sent
 function M.prompt(client, params, bufnr, on_done)
   if M.turn then

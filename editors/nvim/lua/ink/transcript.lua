@@ -117,7 +117,7 @@ end
 ---@param detail? string
 ---@param indent? string
 local function tool_line(title, status, detail, indent)
-  local icon = ({ pending = '○', in_progress = '◐', completed = '●', failed = '✗' })[status] or '·'
+  local icon = ({ pending = '○', in_progress = '◐', completed = '●', failed = '✗', cancelled = '■' })[status] or '·'
   return ('  %s%s %s  [%s%s]'):format(indent or '', icon, title, status, detail and (', ' .. detail) or '')
 end
 

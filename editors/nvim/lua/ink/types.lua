@@ -1,5 +1,6 @@
 --- Type annotations (LuaCATS) for the ink plugin; loaded by no code at runtime.
---- Keep every ---@class of the plugin here so the modules stay readable.
+--- Keep every ---@class of the plugin here so the modules stay readable; the wire payloads'
+--- classes (ink.SessionUpdateParams, ink.Range, …) are generated into ink/protocol.lua.
 -- (annotations only: requiring this module returns an empty table)
 
 ---@class ink.ModelOptions
@@ -54,7 +55,7 @@
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
 
----@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'|'thought'
+---@alias ink.CallStatus 'queued'|'running'|'done'|'failed'|'refused'|'thought'|'cancelled'
 
 ---@class ink.ChatCall  one tool call shown in the chat buffer
 ---@field id string toolCallId
@@ -85,14 +86,6 @@
 ---@field approval? string
 ---@field approvalTimeoutSeconds? number
 ---@field trustWorkspace? boolean
-
----@class ink.Position
----@field line integer 0-based
----@field character integer in the negotiated position encoding
-
----@class ink.Range
----@field start ink.Position
----@field end ink.Position
 
 ---@class ink.TextEdit
 ---@field range ink.Range
@@ -134,18 +127,6 @@
 ---@field applied boolean
 ---@field failureReason? string
 
----@class ink.SessionUpdateParams  the params of ink/session/update
----@field sessionId string
----@field turnId string
----@field update table
-
----@class ink.PromptResult
----@field sessionId string
----@field turnId string
----@field stopReason string
----@field text string
----@field error? string
-
 ---@class ink.Turn  the turn the plugin is waiting for
 ---@field client_id integer
 ---@field request_id? integer
@@ -161,6 +142,6 @@
 ---@class ink.AskOptions
 ---@field bufnr? integer buffer the question is asked from (default: current)
 ---@field range? ink.Selection the selection the question is about
----@field on_done? fun(err: table?, result: ink.PromptResult?) called when the turn ends
+---@field on_done? fun(err: table?, result: ink.SessionPromptResult?) called when the turn ends
 ---@field on_sent? fun() called once the question was sent (the chat clears its input then)
 return {}

@@ -1,6 +1,7 @@
 --- Token accounting of the current session, from usage_update and compaction updates:
 --- the context in use against the model's window, the turn's and the session's tokens.
 --- Pure bookkeeping and formatting; session.lua feeds it, status() shows it.
+local updates = require('ink.protocol').updates
 local M = {}
 
 ---@class ink.Usage
@@ -38,10 +39,10 @@ function M.reset()
 end
 
 --- Folds one ink/session/update body in.
----@param u table
+---@param u ink.SessionUpdate
 function M.update(u)
   local c = M.current
-  if u.sessionUpdate == 'usage_update' then
+  if u.sessionUpdate == updates.usage_update then
     for _, key in ipairs({ 'inputTokens', 'outputTokens', 'cacheReadTokens' }) do
       c[key] = type(u[key]) == 'number' and u[key] or 0
     end
@@ -50,7 +51,7 @@ function M.update(u)
         c[key] = u[key]
       end
     end
-  elseif u.sessionUpdate == 'compaction' then
+  elseif u.sessionUpdate == updates.compaction then
     c.compacting = u.phase == 'start'
     if type(u.contextWindow) == 'number' then
       c.contextWindow = u.contextWindow
