@@ -91,19 +91,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def setup_logging(level: str, log_file: Path | None) -> None:
-    """Root logging to `log_file` or stderr. Never stdout."""
-    handler: logging.Handler
+    """Root logging to `log_file` (in full), or to stderr as one clean line per record with
+    tracebacks in the details file (`core.logs`). Never stdout. Warnings are logged too."""
+    from ink_ls.core.logs import FORMAT, DetailsHandler, StderrFormatter, details_path
+
+    handlers: list[logging.Handler] = []
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler.setFormatter(logging.Formatter(FORMAT))
+        handlers.append(handler)
     else:
+        details = DetailsHandler(details_path())
         handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(StderrFormatter(details.path))
+        handlers += [handler, details]
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
-    root.addHandler(handler)
+    for new in handlers:
+        root.addHandler(new)
     root.setLevel(level.upper())
+    logging.captureWarnings(True)
     if level != "debug":  # httpx logs every request at INFO
         logging.getLogger("httpx").setLevel(logging.WARNING)
 

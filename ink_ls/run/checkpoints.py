@@ -26,6 +26,7 @@ from ink_ls.checkpoints.rewind import (
 from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.checkpoints.shadow import ShadowError
 from ink_ls.checkpoints.timeline import Entry, Restore
+from ink_ls.core.sanitize import clean, clean_line
 from ink_ls.protocol.checkpoints import wire_checkpoint, wire_checkpoints
 from ink_ls.sessions.store import Session, SessionError, SessionStore
 
@@ -63,6 +64,7 @@ def entry_line(entry: Entry) -> str:
     """One line: number, time, the prompt's first line, files with +/− counts."""
     when = entry.created_at.replace("T", " ").rstrip("Z")[:16]
     first = next((ln.strip() for ln in entry.prompt.splitlines() if ln.strip()), "")
+    first = clean_line(first)  # the prompt is the user's, but may carry pasted controls
     first = first if len(first) <= 60 else first[:59] + "…"
     mark = "  [rewound]" if entry.rewound else ""
     return f"{entry.number:>3}  {when}  {first}  —  {_files(entry)}{mark}"
@@ -161,8 +163,21 @@ def diff_main(args: argparse.Namespace) -> int:
     assert first.before is not None and last.after is not None
     paths = sorted({f.path for e in entries for f in e.files})
     try:
-        text = repo.diff_text(first.before, last.after, paths, color=sys.stdout.isatty())
+        text = repo.diff_text(first.before, last.after, paths, color=False)
     except ShadowError as exc:
         return _fail(str(exc))
-    sys.stdout.write(text)
+    # the files' own text may carry terminal controls: cleaned, then coloured by us
+    sys.stdout.write(_coloured(clean(text)) if sys.stdout.isatty() else clean(text))
     return EXIT_OK
+
+
+_COLOURS = (("+++", "1"), ("---", "1"), ("@@", "36"), ("+", "32"), ("-", "31"), ("diff ", "1"))
+
+
+def _coloured(diff: str) -> str:
+    """A unified diff with the usual colours (the text is already cleaned of controls)."""
+    lines = []
+    for line in diff.split("\n"):
+        code = next((c for prefix, c in _COLOURS if line.startswith(prefix)), None)
+        lines.append(f"\x1b[{code}m{line}\x1b[0m" if code and line else line)
+    return "\n".join(lines)

@@ -8,8 +8,9 @@ Checkpoint records (`turn`, `rewind`, `checkpoint`: see `checkpoints.timeline`) 
 turns and rewinds; a rewind of the conversation makes `messages` continue from the view
 just before the entry it went back to. Each record is one line written at once, so a process
 killed mid-compaction leaves the file as it was before it. Loading repairs what a killed
-process leaves behind (a torn last line, tool calls without results) so the next model
-request is valid. Knows nothing about the loop.
+process leaves behind (a torn last line, tool calls without results) and skips a damaged line
+with a warning (lines split on `\n` only), so the next model request is valid. Knows nothing
+about the loop.
 
 A store that cannot be written (read-only, disk full) never loses history silently: lines not
 yet written wait in memory and go out with the next write that succeeds (a failed write is
@@ -46,6 +47,7 @@ from ink_ls.core.messages import (
     UserMessage,
     text_of,
 )
+from ink_ls.sessions.repair import pair_tool_calls, record_lines
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +174,8 @@ class Session:
         self.save_error = save_error
         """Why the last save failed (history waits in memory), or None when all is saved."""
         self.on_save: SaveListener | None = None
+        self.warnings: list[str] = []
+        """What loading had to skip or repair (damaged lines), one sentence each."""
         self.timeline = Timeline()
         """The checkpoint entries (turns and rewinds) recorded so far."""
         self.views: dict[int, list[Message]] = {}
@@ -310,7 +314,8 @@ class SessionStore:
 
     def open(self, session_id: str) -> Session:
         """Load a stored session, repairing a torn last line and closing dangling tool calls
-        with an error result each. `SessionNotFoundError` when there is no such session."""
+        with an error result each; a damaged line is skipped with a warning (logged and in
+        `Session.warnings`). `SessionNotFoundError` when there is no such session."""
         path = self._path(session_id)
         try:
             raw = path.read_bytes()
@@ -337,9 +342,8 @@ class SessionStore:
         compactions = 0
         timeline = Timeline()
         views: dict[int, list[Message]] = {}
-        for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
-            if not line.strip():
-                continue
+        warnings: list[str] = []
+        for number, line in record_lines(raw):
             try:
                 record = json.loads(line)
                 kind = record.get("type")
@@ -362,10 +366,19 @@ class SessionStore:
                     totals = totals.add(Usage.model_validate(record.get("usage") or {}))
                     compactions += 1
             except (ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
-                raise SessionError(
-                    f'session "{session_id}" is damaged at line {number} of {path} '
-                    f"({type(exc).__name__})"
-                ) from None
+                # one bad record costs that record, never the session
+                warning = (
+                    f'session "{session_id}": line {number} of {path} is damaged '
+                    f"({type(exc).__name__}) and was skipped; the rest of the session is loaded"
+                )
+                log.warning("%s", warning)
+                warnings.append(warning)
+        messages, repaired = pair_tool_calls(messages)
+        if repaired:
+            warnings.append(
+                f'session "{session_id}": {repaired} tool result(s) were lost with the damaged '
+                "line(s) and were replaced by a note"
+            )
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
         session = Session(
             session_id,
@@ -378,6 +391,7 @@ class SessionStore:
             compactions=compactions,
         )
         session.timeline, session.views = timeline, views
+        session.warnings = warnings
         _close_dangling_calls(session)
         return session
 
@@ -468,12 +482,12 @@ def _info(path: Path) -> SessionInfo:
     count = 0
     cwd = None
     compactions = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+    with open(path, "rb") as fh:
+        for line in fh:  # binary: split on b"\n" only, like `open`
             try:
-                record = json.loads(line)
+                record = json.loads(line.decode("utf-8", "replace"))
             except ValueError:
-                continue  # a torn last line; `open` repairs it
+                continue  # a torn or damaged line; `open` skips it
             if not isinstance(record, dict):
                 continue
             if record.get("type") == "session":
