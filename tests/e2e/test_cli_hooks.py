@@ -109,7 +109,10 @@ async def test_project_hooks_are_ignored_until_the_workspace_is_trusted(
     run = await ink("--approval", "auto", "--json", "delete important.txt")
     assert await run.finish() == 0, run.stderr
     assert not (ws / "important.txt").exists()
-    ignored = f"ignored: {ws}/.claude/settings.json: 1 hooks (the workspace is not trusted)"
+    ignored = (
+        "ink-ls run: the workspace is not trusted, so its settings files widen nothing: "
+        f"{ws}/.claude/settings.json: 1 hooks"
+    )
     assert ignored in run.stderr
 
 

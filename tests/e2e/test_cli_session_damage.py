@@ -42,8 +42,15 @@ async def test_a_damaged_session_is_listed_opened_and_continued(
         assert await run.finish() == 0, run.stderr
     path = Path(env["INK_STATE_DIR"]) / "sessions" / "dmg.jsonl"
     lines = path.read_bytes().split(b"\n")
-    assert json.loads(lines[2])["message"]["role"] == "assistant"
-    lines[2] = b'{"type":"message","message":{"role":"assistant","te\xff\xfe'  # answer one
+    # the first answer's record (turn and checkpoint records stand between messages)
+    first = next(
+        i
+        for i, line in enumerate(lines)
+        if line
+        and json.loads(line).get("type") == "message"
+        and json.loads(line)["message"]["role"] == "assistant"
+    )
+    lines[first] = b'{"type":"message","message":{"role":"assistant","te\xff\xfe'  # answer one
     path.write_bytes(b"\n".join(lines))
 
     listing = await ink_sessions(env)
@@ -54,7 +61,7 @@ async def test_a_damaged_session_is_listed_opened_and_continued(
     warning = [ln for ln in run.stderr.splitlines() if "damaged" in ln]
     assert len(warning) == 1, run.stderr
     assert (
-        f'session "dmg": line 3 of {path} is damaged (JSONDecodeError) and was skipped'
+        f'session "dmg": line {first + 1} of {path} is damaged (JSONDecodeError) and was skipped'
         in (warning[0])
     )
     assert _texts(fake.requests[2]) == ["q1", "q2", "two", "q3"]

@@ -29,7 +29,11 @@ async def test_a_damaged_session_loads_and_continues(
     session_id = first["sessionId"]
     path = tmp_path / "state" / "sessions" / f"{session_id}.jsonl"
     lines = path.read_bytes().split(b"\n")
-    lines[1] = lines[1][: len(lines[1]) // 2]  # the first question, cut in half
+    question = next(
+        i for i, line in enumerate(lines) if b"first question" in line and b'"message"' in line
+    )
+    assert b'"type":"message"' in lines[question]
+    lines[question] = lines[question][: len(lines[question]) // 2]  # cut in half
     path.write_bytes(b"\n".join(lines))
 
     again = await start(approval="auto")

@@ -224,7 +224,7 @@ PROTOCOL_CASES = [
     "rejected edit: applyEdit shape, applied:false reaches the model, file unchanged",
     "accepted edit: applied:true and the file on disk holds the new text",
     "withdrawn edit review: a cancel sends $/cancelRequest and the reviewer closes the review",
-    "command approval: showMessageRequest with three options, allow_once runs it",
+    "command approval: showMessageRequest with four options, allow_once runs it",
     "busy session and cancel: -32002 while running, ink/session/cancel ends the turn",
     "$/cancelRequest of a new session's prompt answers cancelled",
     "didChangeConfiguration: readonly refuses the edit without asking",

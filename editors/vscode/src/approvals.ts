@@ -16,11 +16,16 @@ import type { EditReviewer } from './review';
 /** An answer given on a card. */
 export interface CardAnswer {
   id: string;
-  choice: 'allow_once' | 'allow_always' | 'reject' | 'accept' | 'review';
+  choice: 'allow_once' | 'allow_always' | 'allow_project' | 'reject' | 'accept' | 'review';
   reason?: string;
 }
 
-const CHOICE_TITLES: Record<string, string> = { allow_once: 'Allow once', allow_always: 'Always allow', reject: 'Reject' };
+const CHOICE_TITLES: Record<string, string> = {
+  allow_once: 'Allow once',
+  allow_always: 'Always allow',
+  allow_project: 'Always in this project',
+  reject: 'Reject',
+};
 
 /** The bridge between the server's approval requests, the native UI and the panel's cards. */
 export class InlineApprovals implements vscode.Disposable {
@@ -62,13 +67,14 @@ export class InlineApprovals implements vscode.Disposable {
     const actions: MessageActionItem[] = params.actions ?? [];
     const spec = dialogFor(params.type, params.message);
     const id = `cmd-${++this.counter}`;
-    const approval: Approval = { id, kind: 'command', message: spec.message, detail: spec.detail };
+    const project = actions.some((a) => a.title === CHOICE_TITLES.allow_project);
+    const approval: Approval = { id, kind: 'command', message: spec.message, detail: spec.detail, project };
     // ink-ls names the call (`ink.toolCallId`); an older server does not: match its command.
     const named = (params as { ink?: { toolCallId?: unknown } }).ink?.toolCallId;
     const toolCallId = typeof named === 'string' ? named : this.matchCommand(params.message);
     this.emit({ t: 'approval', approval, toolCallId });
-    // The card offers Allow once / Always / Reject; a question with other actions (Always in
-    // this project, a plan's Approve and continue in ask/auto mode) is asked in the dialog.
+    // The card offers Allow once / Always / Always in this project (when offered) / Reject; a
+    // question with other actions (a plan's Approve and continue) is asked in the dialog.
     const onCard = new Set(Object.values(CHOICE_TITLES));
     if (!this.panelVisible() || actions.some((a) => !onCard.has(a.title))) {
       const chosen = await modal(spec, actions);

@@ -42,6 +42,8 @@ export interface Approval {
   kind: ApprovalKind;
   message: string;
   detail?: string;
+  /** A command approval that also offers "Always in this project" (a rule saved for it). */
+  project?: boolean;
 }
 
 /** One event of the panel's log: the webview is a function of this list. */

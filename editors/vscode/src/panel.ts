@@ -30,7 +30,7 @@ export type WebviewMessage =
   | { t: 'ack' }
   | { t: 'send'; text: string; chips: { label: string; path: string; startLine?: number; endLine?: number }[] }
   | { t: 'stop' }
-  | { t: 'answer'; id: string; choice: 'allow_once' | 'allow_always' | 'reject' | 'accept' | 'review'; reason?: string }
+  | { t: 'answer'; id: string; choice: 'allow_once' | 'allow_always' | 'allow_project' | 'reject' | 'accept' | 'review'; reason?: string }
   | { t: 'open'; path: string; startLine?: number; endLine?: number }
   | { t: 'diff'; path: string; oldText: string | null; newText: string }
   | { t: 'copy'; text: string }

@@ -266,7 +266,12 @@ function approvalBox(c: ToolCard): HTMLElement {
   const reason = h('input', { type: 'text', class: 'reason', placeholder: 'Reason (optional)', 'aria-label': 'Reason for rejecting' });
   const buttons = a.kind === 'edit'
     ? [button('review', 'Review diff'), button('accept', 'Accept', true), button('reject', 'Reject')]
-    : [button('allow_once', 'Allow once', true), button('allow_always', 'Always'), button('reject', 'Reject')];
+    : [
+      button('allow_once', 'Allow once', true),
+      button('allow_always', 'Always'),
+      ...(a.project === true ? [button('allow_project', 'Always in this project')] : []),
+      button('reject', 'Reject'),
+    ];
   box.append(h('div', { class: 'approval-buttons' }, ...buttons, reason));
   return box;
 }

@@ -174,7 +174,7 @@ test('withdrawn edit review: a cancel sends $/cancelRequest and the reviewer clo
   assert.equal(fs.readFileSync(path.join(workspace, 'keep.txt'), 'utf8'), 'Keep me as I am.\n');
 });
 
-test('command approval: showMessageRequest with three options, allow_once runs it', async () => {
+test('command approval: showMessageRequest with four options, allow_once runs it', async () => {
   let seen;
   onShowMessageRequest = async (params) => {
     seen = params;
@@ -183,10 +183,10 @@ test('command approval: showMessageRequest with three options, allow_once runs i
   const result = await connection.sendRequest(protocol.SESSION_PROMPT, { sessionId, prompt: '[command] run it' });
   assert.equal(result.stopReason, 'end_turn');
   assert.equal(seen.type, 2);
-  assert.equal(seen.message, 'Ink wants to run a command:\necho ran > ran.txt && echo command ran');
+  assert.ok(seen.message.startsWith('Ink wants to run a command:\necho ran > ran.txt && echo command ran'));
   assert.deepEqual(
     seen.actions.map((a) => [a.title, a.optionId]),
-    [['Allow once', 'allow_once'], ['Always allow', 'allow_always'], ['Reject', 'reject_once']],
+    [['Allow once', 'allow_once'], ['Always allow', 'allow_always'], ['Always in this project', 'allow_project'], ['Reject', 'reject_once']],
   );
   assert.equal(fs.readFileSync(path.join(workspace, 'ran.txt'), 'utf8'), 'ran\n');
   const tool = updates.find((u) => u.update.sessionUpdate === 'tool_call' && u.turnId === result.turnId);
