@@ -367,6 +367,7 @@ class InkAcpAgent:
                 session.turn.cancel("the client disconnected")
         await self.outbox.close()
         await self._factory.close_models()
+        await self._factory.close_language_servers()
         hubs = [s.hub for s in self._sessions.values() if s.hub is not None] + self._closing
         self._closing = []
         for hub in hubs:

@@ -197,6 +197,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         if view is not None:
             view.close()
         await factory.close_models()
+        await factory.close_language_servers()
         await hub.close()
     if isinstance(asker, NoTerminalAsker) and asker.needed is not None:
         err.print(f"ink-ls run: {asker.usage_message(front.gate.mode)}", markup=False)
