@@ -137,7 +137,9 @@ class AgentFactory:
         `sources` (MCP servers) add tools that may change while a run goes on."""
         return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra], sources)
 
-    def lsp_tools(self, cwd: Path, section: Mapping[str, Any]) -> list[AnyTool]:
+    def lsp_tools(
+        self, cwd: Path, section: Mapping[str, Any], settings: ModelSettings
+    ) -> list[AnyTool]:
         """The `lsp` tool for `cwd` when a language server answers for one of its languages
         (the settings files' `lsp` section, else a known server found), else none. Servers
         start on first use and are shared by every turn of the process."""
@@ -146,7 +148,7 @@ class AgentFactory:
 
         if self._language_servers is None:
             self._language_servers = LanguageServers()
-        servers = self._language_servers.for_workspace(cwd, section)
+        servers = self._language_servers.for_workspace(cwd, section, self.secret_env(settings))
         return [LspTool(servers)] if servers is not None else []
 
     async def close_language_servers(self) -> None:

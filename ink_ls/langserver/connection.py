@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,8 +51,11 @@ def _capabilities() -> lsp.ClientCapabilities:
 class Connection:
     """A running server for one language of one workspace."""
 
-    def __init__(self, command: ServerCommand, root: Path) -> None:
+    def __init__(
+        self, command: ServerCommand, root: Path, env: Mapping[str, str] | None = None
+    ) -> None:
         self.command = command
+        self.env = env
         self.root = root
         self.client = LanguageClient("ink-ls", "1")
         self.capabilities: lsp.ServerCapabilities | None = None
@@ -92,7 +95,7 @@ class Connection:
         """Start the process and initialize it (raises `LspUnavailableError` naming it)."""
         program, *args = self.command.argv
         try:
-            await self.client.start_io(program, *args, cwd=str(self.root))
+            await self.client.start_io(program, *args, cwd=str(self.root), env=self.env)
         except OSError as exc:
             raise self.failure(f"could not start ({exc.strerror or exc})") from exc
         server = self.client._server
@@ -166,12 +169,15 @@ class Connection:
             self._opened[uri] = (version, text)
 
     async def close(self, timeout: float = 1.5) -> None:
-        """Shutdown and exit politely, then kill the process if it is still there."""
+        """Shutdown, exit and end of input (some servers only stop on EOF), then kill the
+        process if it is still there after `timeout` seconds."""
         server = self.client._server
         if server is not None and server.returncode is None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.shutdown_async(None), timeout / 2)
+                await asyncio.wait_for(self.client.shutdown_async(None), timeout / 3)
                 self.client.exit(None)
+            if server.stdin is not None:
+                server.stdin.close()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(server.wait(), timeout / 2)
             if server.returncode is None:

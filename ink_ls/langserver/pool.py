@@ -25,7 +25,9 @@ class LanguageServers:
         self._workspaces: dict[tuple[Path, tuple[ServerCommand, ...]], WorkspaceServers] = {}
         atexit.register(self._kill_left)
 
-    def for_workspace(self, root: Path, section: Mapping[str, Any]) -> WorkspaceServers | None:
+    def for_workspace(
+        self, root: Path, section: Mapping[str, Any], hidden: tuple[str, ...] = ()
+    ) -> WorkspaceServers | None:
         """The servers for `root` under the settings' `lsp` section, or None when no language
         of the workspace has a server (then no `lsp` tool is offered)."""
         commands = available(root, section)
@@ -34,7 +36,7 @@ class LanguageServers:
         key = (root, tuple(commands[name] for name in sorted(commands)))
         servers = self._workspaces.get(key)
         if servers is None:
-            servers = self._workspaces[key] = WorkspaceServers(root, commands)
+            servers = self._workspaces[key] = WorkspaceServers(root, commands, hidden)
         return servers
 
     def pids(self) -> list[int]:

@@ -24,6 +24,7 @@ from ink_ls.tools.lsp_answers import (
     Symbol,
     TextEdit,
 )
+from ink_ls.tools.processes import watched_env
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 _DIAGNOSTICS_WAIT = 3.0
@@ -61,8 +62,12 @@ def _markdown(contents: Any) -> str:
 class WorkspaceServers:
     """The servers ink-ls starts for one workspace (a `CodeIntel`)."""
 
-    def __init__(self, root: Path, commands: Mapping[str, ServerCommand]) -> None:
+    def __init__(
+        self, root: Path, commands: Mapping[str, ServerCommand], hidden: tuple[str, ...] = ()
+    ) -> None:
         self.root = root
+        self.hidden = hidden
+        """Environment variables the servers must not inherit (API keys)."""
         self.commands = dict(commands)
         self._connections: dict[str, Connection] = {}
         self._starting: dict[str, asyncio.Lock] = {}
@@ -93,7 +98,8 @@ class WorkspaceServers:
                 del self._connections[language.name]
                 await known.close()
                 raise known.failure("has exited; it will be started again on the next call")
-            connection = Connection(command, self.root)
+            env = watched_env(f"lsp-{language.name}", self.hidden)
+            connection = Connection(command, self.root, env)
             try:
                 await connection.start()
             except LspUnavailableError:
