@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Awaitable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
+from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
 from ink_ls.langserver.servers import ServerCommand
@@ -23,6 +25,7 @@ T = TypeVar("T")
 START_TIMEOUT = 60.0
 REQUEST_TIMEOUT = 30.0
 _STDERR_KEEP = 2000
+FIRST = asyncio.FIRST_COMPLETED
 
 
 def _capabilities() -> lsp.ClientCapabilities:
@@ -65,7 +68,9 @@ class Connection:
         self._sync = asyncio.Lock()
         self.diagnostics: dict[str, list[lsp.Diagnostic]] = {}
         self.published = asyncio.Condition()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: list[asyncio.Task[Any]] = []
+        self.process: asyncio.subprocess.Process | None = None
+        self._stop = threading.Event()
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
         async def _published(params: lsp.PublishDiagnosticsParams) -> None:
@@ -79,8 +84,7 @@ class Connection:
 
     @property
     def pid(self) -> int | None:
-        server = self.client._server  # the process pygls started; no public accessor
-        return server.pid if server is not None else None
+        return self.process.pid if self.process is not None else None
 
     def failure(self, what: str) -> LspUnavailableError:
         """An error naming the command, with the end of its stderr when it said something."""
@@ -94,13 +98,27 @@ class Connection:
     async def start(self) -> None:
         """Start the process and initialize it (raises `LspUnavailableError` naming it)."""
         program, *args = self.command.argv
-        try:
-            await self.client.start_io(program, *args, cwd=str(self.root), env=self.env)
+        try:  # started here, not by `start_io`, so that the process is ours to watch
+            self.process = server = await asyncio.create_subprocess_exec(
+                program,
+                *args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=str(self.root),
+                env=self.env,
+            )
         except OSError as exc:
             raise self.failure(f"could not start ({exc.strerror or exc})") from exc
-        server = self.client._server
-        if server is not None and server.stderr is not None:
-            self._tasks.append(asyncio.create_task(self._drain(server.stderr)))
+        assert server.stdin is not None and server.stdout is not None and server.stderr
+        self.client.protocol.set_writer(server.stdin)
+        reading = run_async(
+            stop_event=self._stop, reader=server.stdout, protocol=self.client.protocol
+        )
+        self._tasks += [
+            asyncio.create_task(reading),
+            asyncio.create_task(self._drain(server.stderr)),
+        ]
         params = lsp.InitializeParams(
             capabilities=_capabilities(),
             process_id=None,
@@ -118,8 +136,7 @@ class Connection:
             self._stderr = (self._stderr + chunk)[-_STDERR_KEEP:]
 
     def exited(self) -> bool:
-        server = self.client._server
-        return server is None or server.returncode is not None
+        return self.process is None or self.process.returncode is not None
 
     async def ask(self, request: Awaitable[T], what: str, timeout: float = REQUEST_TIMEOUT) -> T:
         """The answer to `request`, or `LspUnavailableError` on a timeout, crash or error."""
@@ -127,12 +144,20 @@ class Connection:
             if asyncio.iscoroutine(request):
                 request.close()
             raise self.failure("has exited")
+        assert self.process is not None
+        answer = asyncio.ensure_future(request)
+        exit_ = asyncio.ensure_future(self.process.wait())
         try:
-            return await asyncio.wait_for(request, timeout)
-        except TimeoutError as exc:
-            raise self.failure(f"did not answer {what} within {timeout:g} s") from exc
-        except RuntimeError as exc:  # pygls fails pending requests when the process exits
-            raise self.failure(f"stopped while answering {what}") from exc
+            done, _ = await asyncio.wait({answer, exit_}, timeout=timeout, return_when=FIRST)
+        finally:
+            exit_.cancel()
+        if answer not in done:
+            answer.cancel()
+            if exit_ in done:
+                raise self.failure(f"stopped while answering {what}")
+            raise self.failure(f"did not answer {what} within {timeout:g} s")
+        try:
+            return answer.result()
         except Exception as exc:  # an error response from the server
             raise LspUnavailableError(
                 f"the {self.command.language} language server `{self.label}` answered {what} "
@@ -171,10 +196,10 @@ class Connection:
     async def close(self, timeout: float = 1.5) -> None:
         """Shutdown, exit and end of input (some servers only stop on EOF), then kill the
         process if it is still there after `timeout` seconds."""
-        server = self.client._server
+        server = self.process
         if server is not None and server.returncode is None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.shutdown_async(None), timeout / 3)
+                await self.ask(self.client.shutdown_async(None), "shutdown", timeout / 3)
                 self.client.exit(None)
             if server.stdin is not None:
                 server.stdin.close()
@@ -183,10 +208,10 @@ class Connection:
             if server.returncode is None:
                 server.kill()
                 await server.wait()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.client.stop(), timeout)  # type: ignore[no-untyped-call]
+        self._stop.set()
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 def lsp_path(uri: str) -> str:
