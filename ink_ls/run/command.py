@@ -22,6 +22,7 @@ from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.agent.mentions import attach_mentions
 from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
@@ -277,7 +278,8 @@ async def _run_agent(
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
-        return await run_turn(agent, gate, setup.prompt, controller.signal, approve)
+        prompt = attach_mentions(setup.prompt, setup.cwd)  # `@path`, `@path#L1-9`, `@dir/`
+        return await run_turn(agent, gate, prompt, controller.signal, approve)
     finally:
         loop.remove_signal_handler(signals.SIGINT)
 
