@@ -15,6 +15,7 @@ from pydantic import Field
 
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import (
+    Access,
     ChangeRejectedError,
     Tool,
     ToolContext,
@@ -25,7 +26,7 @@ from ink_ls.core.tool import (
     text_arg,
 )
 from ink_ls.tools import lsp_format as fmt
-from ink_ls.tools._paths import resolve
+from ink_ls.tools._paths import real, resolve
 from ink_ls.tools.lsp_answers import (
     CALL_OPERATIONS,
     LOCATION_OPERATIONS,
@@ -63,7 +64,7 @@ class LspTool(Tool[LspParams]):
 
     name = "lsp"
     params_model = LspParams
-    concurrency_safe = True
+    concurrency_safe = False  # a rename writes files: `access` lets the reads overlap
     kind = "search"
 
     def __init__(self, intel: CodeIntel) -> None:
@@ -84,6 +85,13 @@ class LspTool(Tool[LspParams]):
         line = args.get("line")
         at = f":{line}" if isinstance(line, int) else ""
         return f"lsp {text_arg(args, 'operation')} {where}{at}".rstrip()
+
+    def access(self, args: LspParams, cwd: Path) -> Access | None:
+        """Every operation but `rename` reads only the file asked about (plan mode and deny
+        rules see it as a read); a rename may write any file (None: a barrier)."""
+        if args.operation == "rename":
+            return None
+        return Access(reads=frozenset({real(args.path, cwd)}))
 
     async def execute(
         self, args: LspParams, signal: CancelSignal, context: ToolContext

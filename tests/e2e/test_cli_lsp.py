@@ -222,3 +222,25 @@ async def test_no_lsp_tool_without_a_language_the_servers_cover(
     assert await run.finish() == 0, run.stderr
     names = [t["function"]["name"] for t in fake.requests[0]["tools"]]
     assert "lsp" not in names and "read" in names
+
+
+async def test_questions_are_reads_in_plan_mode_and_a_rename_is_refused(
+    ink: Callable[..., Any], fake: FakeModelServer, ws: Path
+) -> None:
+    _project(ws)
+    fake.push(
+        tool("lsp", {"operation": "definition", "path": "pkg/main.py", "line": 5, "column": 12}),
+        tool(
+            "lsp",
+            {"operation": "rename", "path": "pkg/util.py", "line": 1, "symbol": "greet"}
+            | {"new_name": "salute"},
+        ),
+        text("planned"),
+    )
+    run: Run = await ink("--json", "--approval", "plan", "plan a rename")
+    assert await run.finish() == 0, run.stderr
+    ends = [e for e in run.events if e["type"] == "tool_end"]
+    assert not ends[0]["is_error"]
+    assert ends[0]["content"][0]["text"] == "pkg/util.py:1: def greet(name: str) -> str:"
+    assert ends[1]["is_error"] and "plan mode" in ends[1]["content"][0]["text"]
+    assert (ws / "pkg" / "util.py").read_text() == UTIL
