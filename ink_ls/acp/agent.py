@@ -38,6 +38,7 @@ from acp.schema import (
 
 from ink_ls import __version__
 from ink_ls.acp import rewind as rewind_command
+from ink_ls.acp.commands import prompt_file_commands
 from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
@@ -187,7 +188,9 @@ class InkAcpAgent:
         if old is not None and old.hub is not None:
             self._closing.append(old.hub)
         self._sessions[stored.id] = session
-        self.outbox.post(stored.id, update_available_commands([rewind_command.COMMAND]))
+        builtin = [rewind_command.COMMAND]
+        files = prompt_file_commands(cwd, {c.name for c in builtin})
+        self.outbox.post(stored.id, update_available_commands([*builtin, *files]))
         return session
 
     def _secret_env(self) -> tuple[str, ...]:
@@ -382,6 +385,7 @@ class InkAcpAgent:
                 session.turn.cancel("the client disconnected")
         await self.outbox.close()
         await self._factory.close_models()
+        await self._factory.close_language_servers()
         hubs = [s.hub for s in self._sessions.values() if s.hub is not None] + self._closing
         self._closing = []
         for hub in hubs:

@@ -8,10 +8,10 @@ global). Front ends reach it only through the turn builder (`agent.turn`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ink_ls.agent.budget import DEFAULT_LIMIT, ConcurrencyBudget
 from ink_ls.agent.context import CompactionSink, ignore_compaction
@@ -35,6 +35,7 @@ from ink_ls.model.base import ContextWindow, Model
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
     from ink_ls.hooks.engine import Hooks
+    from ink_ls.langserver.pool import LanguageServers
     from ink_ls.tools.sandbox import SandboxSettings
 
 ModelFactory = Callable[[ModelSettings], Model]
@@ -118,6 +119,7 @@ class AgentFactory:
         self.grace_seconds = grace_seconds
         self._models: dict[ModelSettings, Model] = {}
         self._in_use: dict[ModelSettings, int] = {}
+        self._language_servers: LanguageServers | None = None
 
     @staticmethod
     def secret_env(settings: ModelSettings) -> tuple[str, ...]:
@@ -134,6 +136,25 @@ class AgentFactory:
         """The built-in tools rooted at `cwd`, then `extra` ones; duplicate names are refused.
         `sources` (MCP servers) add tools that may change while a run goes on."""
         return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra], sources)
+
+    def lsp_tools(
+        self, cwd: Path, section: Mapping[str, Any], settings: ModelSettings
+    ) -> list[AnyTool]:
+        """The `lsp` tool for `cwd` when a language server answers for one of its languages
+        (the settings files' `lsp` section, else a known server found), else none. Servers
+        start on first use and are shared by every turn of the process."""
+        from ink_ls.langserver.pool import LanguageServers  # pygls loads only here
+        from ink_ls.tools.lsp import LspTool
+
+        if self._language_servers is None:
+            self._language_servers = LanguageServers()
+        servers = self._language_servers.for_workspace(cwd, section, self.secret_env(settings))
+        return [LspTool(servers)] if servers is not None else []
+
+    async def close_language_servers(self) -> None:
+        """Stop the language servers the `lsp` tool started (at the end of the process)."""
+        if self._language_servers is not None:
+            await self._language_servers.close()
 
     async def window(self, settings: ModelSettings) -> int:
         """The context window for `settings` in tokens, looked up once per settings."""

@@ -7,9 +7,11 @@ Front ends switch an agent in and out of plan mode with these; they never word i
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ink_ls.core.messages import UserMessage
+from ink_ls.agent.slash import expand_prompt
+from ink_ls.core.messages import TextBlock, UserMessage
 from ink_ls.core.signal import CancelSignal
 
 if TYPE_CHECKING:
@@ -50,6 +52,22 @@ PlanApproval = Callable[[str], Awaitable[Literal["ask", "auto"] | None]]
 None when the user did not approve it."""
 
 
+def expand_slash(prompt: str | UserMessage, cwd: Path) -> str | UserMessage:
+    """The prompt with a leading `/command` of a prompt file expanded (its first text block
+    when the prompt is a message with attachments)."""
+    if isinstance(prompt, str):
+        return expand_prompt(prompt, cwd)
+    blocks = list(prompt.content)
+    for i, block in enumerate(blocks):
+        if isinstance(block, TextBlock):
+            expanded = expand_prompt(block.text, cwd)
+            if expanded == block.text:
+                return prompt
+            blocks[i] = TextBlock(text=expanded)
+            return UserMessage(content=blocks)
+    return prompt
+
+
 async def run_turn(
     agent: Agent,
     gate: ApprovalGate,
@@ -61,7 +79,7 @@ async def run_turn(
     in the same turn in the mode chosen. Without `approve` (no one to ask) the plan is the
     answer."""
     planning = gate.mode == "plan"
-    result = await agent.run(prompt, signal)
+    result = await agent.run(expand_slash(prompt, agent.options.cwd), signal)
     if not planning or approve is None or result.stop_reason != "completed":
         return result
     mode = await approve(result.text)

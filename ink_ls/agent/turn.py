@@ -183,7 +183,7 @@ class TurnBuilder:
                     sandbox=sandbox,
                 ),
                 history=conversation.messages,
-                extra_tools=front.extra_tools,
+                extra_tools=(*front.extra_tools, *factory.lsp_tools(cwd, loaded.lsp, settings)),
                 tool_sources=sources,
                 model=model,
                 max_turns=max_turns,

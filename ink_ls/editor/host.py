@@ -217,6 +217,7 @@ class Host:
                 [asyncio.ensure_future(t.done.wait()) for t in turns], timeout=timeout
             )
         await self.close_models()
+        await self.deps.factory.close_language_servers()
         await self.mcp.close()
 
     def front(

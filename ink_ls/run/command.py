@@ -22,6 +22,7 @@ from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
+from ink_ls.agent.mentions import attach_mentions
 from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
@@ -201,6 +202,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         if view is not None:
             view.close()
         await factory.close_models()
+        await factory.close_language_servers()
         await hub.close()
     if isinstance(asker, NoTerminalAsker) and asker.needed is not None:
         err.print(f"ink-ls run: {asker.usage_message(front.gate.mode)}", markup=False)
@@ -276,7 +278,8 @@ async def _run_agent(
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
-        return await run_turn(agent, gate, setup.prompt, controller.signal, approve)
+        prompt = attach_mentions(setup.prompt, setup.cwd)  # `@path`, `@path#L1-9`, `@dir/`
+        return await run_turn(agent, gate, prompt, controller.signal, approve)
     finally:
         loop.remove_signal_handler(signals.SIGINT)
 

@@ -9,6 +9,29 @@ private.
 from __future__ import annotations
 
 from ink_ls.tools._captured import Captured, run_captured
-from ink_ls.tools._process import KillReport, install_exit_cleanup, kill_all_tracked
+from ink_ls.tools._process import (
+    TAG_PREFIX,
+    TAG_VAR,
+    KillReport,
+    install_exit_cleanup,
+    kill_all_tracked,
+)
 
-__all__ = ["Captured", "KillReport", "install_exit_cleanup", "kill_all_tracked", "run_captured"]
+__all__ = [
+    "Captured",
+    "KillReport",
+    "install_exit_cleanup",
+    "kill_all_tracked",
+    "run_captured",
+    "watched_env",
+]
+
+
+def watched_env(name: str, hidden: tuple[str, ...] = ()) -> dict[str, str]:
+    """This process's environment less `hidden` names (API keys), tagged so that the watchdog
+    kills a long-lived helper started with it (a language server) even after `kill -9`."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
+    env[TAG_VAR] = f"{TAG_PREFIX}-{name}"
+    return env
