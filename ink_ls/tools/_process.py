@@ -285,6 +285,22 @@ def remember(tree: ProcessTree) -> None:
                 tree.known[pid] = procs[pid].start
 
 
+def settle(tree: ProcessTree) -> None:
+    """After a call's leader was reaped: one /proc scan records the members still running
+    (so later escapees are recognised) and forgets the tree when none is (`prune_tracked`
+    then has nothing to scan for it at the next spawn)."""
+    procs = snapshot()
+    if procs is None:
+        return
+    owner = members([tree], procs)
+    _reap(owner, procs)
+    live = [pid for pid in owner if not procs[pid].zombie]
+    for pid in live:
+        tree.known[pid] = procs[pid].start
+    if tree.leader_reaped and not live:
+        untrack(tree)
+
+
 def track(tree: ProcessTree) -> None:
     """Add a tree to the process-wide registry that `kill_all_tracked` empties."""
     with _lock:

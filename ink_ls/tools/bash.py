@@ -375,7 +375,7 @@ class _Call:
             if self.kill_report is not None:
                 await _uncancellable(self._verify_stopped())
             else:
-                _process.remember(self.tree)
+                _process.settle(self.tree)
 
     async def _verify_stopped(self) -> None:
         """Wait until what was killed is gone and the leader reaped, then note what is not.
