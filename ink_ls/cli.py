@@ -76,27 +76,43 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
     _logging_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from ink_ls.run.args import add_mcp_parser, add_run_parser, add_sessions_parser
+    from ink_ls.run.args import (
+        add_checkpoint_parsers,
+        add_mcp_parser,
+        add_run_parser,
+        add_sessions_parser,
+    )
 
     for add in (add_run_parser, add_sessions_parser, add_mcp_parser):
         _logging_options(add(sub), suppress=True)
+    for each in add_checkpoint_parsers(sub):
+        _logging_options(each, suppress=True)
     return parser
 
 
 def setup_logging(level: str, log_file: Path | None) -> None:
-    """Root logging to `log_file` or stderr. Never stdout."""
-    handler: logging.Handler
+    """Root logging to `log_file` (in full), or to stderr as one clean line per record with
+    tracebacks in the details file (`core.logs`). Never stdout. Warnings are logged too."""
+    from ink_ls.core.logs import FORMAT, DetailsHandler, StderrFormatter, details_path
+
+    handlers: list[logging.Handler] = []
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler.setFormatter(logging.Formatter(FORMAT))
+        handlers.append(handler)
     else:
+        details = DetailsHandler(details_path())
         handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(StderrFormatter(details.path))
+        handlers += [handler, details]
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
-    root.addHandler(handler)
+    for new in handlers:
+        root.addHandler(new)
     root.setLevel(level.upper())
+    logging.captureWarnings(True)
     if level != "debug":  # httpx logs every request at INFO
         logging.getLogger("httpx").setLevel(logging.WARNING)
 
@@ -117,7 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command
     if getattr(args, "api_key_env", None):
         hide_env([args.api_key_env])
-    level = args.log_level or ("warning" if command in ("run", "sessions", "mcp") else "info")
+    quiet = ("run", "sessions", "mcp", "checkpoints", "rewind", "diff")
+    level = args.log_level or ("warning" if command in quiet else "info")
     setup_logging(level, args.log_file)
     if command == "run":
         from ink_ls.run.command import run_main
@@ -127,6 +144,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ink_ls.run.mcp import mcp_main
 
         return mcp_main(args)
+    if command in ("checkpoints", "rewind", "diff"):
+        from ink_ls.run import checkpoints
+
+        run = {
+            "checkpoints": checkpoints.checkpoints_main,
+            "rewind": checkpoints.rewind_main,
+            "diff": checkpoints.diff_main,
+        }[command]
+        return run(args)
     if command == "sessions":
         from ink_ls.run.command import sessions_main
 

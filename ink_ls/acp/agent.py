@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from acp import PROTOCOL_VERSION, RequestError
-from acp.helpers import update_current_mode
+from acp.helpers import (
+    update_agent_message_text,
+    update_available_commands,
+    update_current_mode,
+)
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
@@ -33,6 +37,7 @@ from acp.schema import (
 )
 
 from ink_ls import __version__
+from ink_ls.acp import rewind as rewind_command
 from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
@@ -45,7 +50,7 @@ from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, TurnBuilder
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
-from ink_ls.core.messages import UserMessage
+from ink_ls.core.messages import UserMessage, text_of
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskFiles
 from ink_ls.core.trust import WorkspaceTrust
@@ -182,6 +187,7 @@ class InkAcpAgent:
         if old is not None and old.hub is not None:
             self._closing.append(old.hub)
         self._sessions[stored.id] = session
+        self.outbox.post(stored.id, update_available_commands([rewind_command.COMMAND]))
         return session
 
     def _secret_env(self) -> tuple[str, ...]:
@@ -283,8 +289,15 @@ class InkAcpAgent:
             settings = self._settings()
         except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
-        session.turn = controller = CancelController()
         assert session.conversation is not None
+        typed = text_of(message.content)
+        if rewind_command.is_rewind(typed):
+            answer = await rewind_command.run_rewind(session.stored, typed)
+            session.conversation.messages[:] = session.stored.messages  # continue from there
+            self.outbox.post(session_id, update_agent_message_text(answer))
+            await self.outbox.flush()
+            return PromptResponse(stop_reason="end_turn")
+        session.turn = controller = CancelController()
         try:
             async with self._builder.turn(
                 self._front(session),
@@ -293,6 +306,8 @@ class InkAcpAgent:
                 cwd=session.cwd,
                 signal=controller.signal,
                 session_id=session.stored.id,
+                prompt=typed,
+                checkpoints=session.stored,
             ) as prepared:
                 for notice in prepared.notices:  # no place to show them over ACP: the log
                     log.warning("%s", notice)

@@ -5,7 +5,8 @@ changes go through, its file view, its event sink, its MCP servers) and a `Conve
 session's history and what records it), and asks `TurnBuilder.turn` for a ready agent. The
 builder applies what must not differ between front ends: the model client and its window,
 project instructions, the workspace trust and the MCP servers it allows, compaction recorded
-in the session, and the one write policy (`agent.writes`).
+in the session, the one write policy (`agent.writes`) and the turn's checkpoint (the
+workspace recorded before its first change and at its end: `checkpoints`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.checkpointing import CheckpointGate
 from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.factory import AgentFactory, AgentParts
+from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.agent.permissions import Permissions, trust_covers
 from ink_ls.agent.plan_mode import enter_plan
 from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
+from ink_ls.checkpoints.recorder import Journal, TurnCheckpoint, begin_turn
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
 from ink_ls.core.settings_files import Settings, load_settings
@@ -114,6 +118,8 @@ class PreparedTurn:
     notices: list[str] = field(default_factory=list)
     """Lines for the user about the settings files: problems (file and JSON path), what an
     untrusted project asked for and did not get, the command sandbox in force."""
+    checkpoint: TurnCheckpoint | None = None
+    """The turn's checkpoint entry, when the session is stored."""
 
 
 class TurnBuilder:
@@ -137,12 +143,18 @@ class TurnBuilder:
         current: Callable[[], ModelSettings] | None = None,
         session_id: str = "",
         transcript_path: str | None = None,
+        prompt: str | None = None,
+        checkpoints: Journal | None = None,
     ) -> AsyncIterator[PreparedTurn]:
         """A turn of `conversation` in `cwd`; the model client is held until the block ends.
 
         `current` gives the settings new turns will use (the editor's may change while this
-        turn runs): clients of other settings close once no turn holds them."""
+        turn runs): clients of other settings close once no turn holds them. With `prompt`
+        and `checkpoints` (the stored session) the turn is a numbered checkpoint entry: the
+        workspace is recorded before its first change and when the block ends."""
         factory = self.factory
+        checkpoint = begin_turn(checkpoints, cwd, prompt) if prompt is not None else None
+        gate: Gate = front.gate if checkpoint is None else CheckpointGate(front.gate, checkpoint)
         model = factory.acquire_model(settings)
         try:
             window_info = await factory.window_info(settings)
@@ -160,7 +172,7 @@ class TurnBuilder:
                 AgentParts(
                     settings=settings,
                     cwd=cwd,
-                    gate=front.gate,
+                    gate=gate,
                     writer=PolicyWriter(front.gate, front.changes, cwd),
                     files=front.files,
                     on_event=front.on_event,
@@ -180,8 +192,12 @@ class TurnBuilder:
             )
             if front.gate.mode == "plan":
                 enter_plan(agent)
-            yield PreparedTurn(agent, window, window_info, conversation.instructions, notices)
+            yield PreparedTurn(
+                agent, window, window_info, conversation.instructions, notices, checkpoint
+            )
         finally:
+            if checkpoint is not None:
+                await checkpoint.finish()
             keep = current() if current is not None else settings
             await factory.release_model(settings, current=keep)
 

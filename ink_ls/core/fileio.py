@@ -223,3 +223,59 @@ def _error(exc: OSError, target: Path, what: str | None) -> FileWriteError:
     return FileWriteError(
         exc.errno or 0, f"{reason}; {target.name} was left unchanged", str(target)
     )
+
+
+def atomic_replace(
+    path: Path, data: bytes, *, mode: int, link: bool = False, temp_dir: Path | None = None
+) -> None:
+    """Put exactly `data` at `path` with permission bits `mode` (a symlink to `data` when
+    `link`), replacing whatever is there — a link at `path` is replaced, not followed: this
+    restores a file as it was, where `atomic_write_text` edits one.
+
+    The temp file is made in `temp_dir` (e.g. the state directory: nothing of ours ever
+    appears in the workspace) when it is on the same filesystem as the target, else next to
+    the target (a rename cannot cross filesystems, and a copy-then-delete would not be
+    atomic). Either way the target is the old file or the new one, never a part: the data
+    is fsynced before the rename. Parents are created. Raises `FileWriteError`.
+    """
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _error(exc, path, "could not create its directory") from None
+    where = parent
+    if temp_dir is not None:
+        with contextlib.suppress(OSError):
+            if os.stat(temp_dir).st_dev == os.stat(parent).st_dev:
+                where = temp_dir
+    tmp = where / _temp_name(path)
+    try:
+        if link:
+            os.symlink(os.fsdecode(data), tmp)
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(tmp, flags, 0o600)
+            try:
+                os.fchmod(fd, stat.S_IMODE(mode))
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.errno == errno.EXDEV and where != parent:
+            atomic_replace(path, data, mode=mode, link=link, temp_dir=None)
+            return
+        if isinstance(exc, OSError):
+            raise _error(exc, path, None) from None
+        raise
+    with contextlib.suppress(OSError):  # the rename made durable; a directory that cannot
+        dfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # be synced is
+        try:  # no error
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)

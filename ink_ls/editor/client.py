@@ -33,6 +33,7 @@ class ClientFeatures:
     work_done_progress: bool = False
     document_changes: bool = False
     create_files: bool = False
+    delete_files: bool = False
     change_annotations: bool = False
     action_option_ids: bool = False
     reviews_apply_edit: bool = False
@@ -52,6 +53,7 @@ class ClientFeatures:
             work_done_progress=_get(caps, "window", "workDoneProgress") is True,
             document_changes=_get(caps, "workspace", "workspaceEdit", "documentChanges") is True,
             create_files="create" in ops,
+            delete_files="delete" in ops,
             change_annotations=isinstance(
                 _get(caps, "workspace", "workspaceEdit", "changeAnnotationSupport"), Mapping
             ),

@@ -21,6 +21,7 @@ from ink_ls.agent.writes import ChangeChannel, DiskChannel
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import ToolRegistry
+from ink_ls.editor import rewinding
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.compacting import compact_session
 from ink_ls.editor.context import prompt_with_context
@@ -41,6 +42,9 @@ from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
     McpStatusResult,
+    SessionChangesParams,
+    SessionChangesResult,
+    SessionCheckpointsResult,
     SessionCloseParams,
     SessionCompactParams,
     SessionCompactResult,
@@ -48,6 +52,8 @@ from ink_ls.protocol.models import (
     SessionLoadResult,
     SessionPromptParams,
     SessionPromptResult,
+    SessionRewindParams,
+    SessionRewindResult,
     ToolInfo,
     ToolsResult,
     WarningUpdate,
@@ -328,6 +334,8 @@ class Host:
                 signal=turn.controller.signal,
                 current=lambda: self.settings.model,
                 session_id=session.session_id,
+                prompt=params.prompt,
+                checkpoints=session.stored,
             ) as prepared:
                 self.rules.report(prepared.notices, reporter.send)
                 approve = self._plan_approval(turn)
@@ -370,6 +378,20 @@ class Host:
                 return None
 
         return approve
+
+    # ---- checkpoints -------------------------------------------------------------------------
+
+    def checkpoints(self, session_id: str) -> SessionCheckpointsResult:
+        """`ink/session/checkpoints` (see `editor.rewinding`)."""
+        return rewinding.checkpoints(self, session_id)
+
+    async def changes(self, params: SessionChangesParams) -> SessionChangesResult:
+        """`ink/session/changes` (see `editor.rewinding`)."""
+        return await rewinding.changes(self, params)
+
+    async def rewind(self, params: SessionRewindParams) -> SessionRewindResult:
+        """`ink/session/rewind` (see `editor.rewinding`)."""
+        return await rewinding.rewind_session(self, params)
 
     # ---- compact --------------------------------------------------------------------------------
 

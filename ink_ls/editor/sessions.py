@@ -15,9 +15,16 @@ from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.core.messages import Message, Usage
 from ink_ls.core.signal import CancelController
-from ink_ls.protocol.errors import session_not_found
+from ink_ls.protocol.errors import INVALID_PARAMS, InkRequestError, session_not_found
 from ink_ls.protocol.models import SessionInfo
-from ink_ls.sessions.store import Session, SessionError, SessionStore, new_session_id
+from ink_ls.sessions.store import (
+    InvalidSessionIdError,
+    Session,
+    SessionError,
+    SessionStore,
+    new_session_id,
+    validate_session_id,
+)
 
 TITLE_CHARS = 80
 
@@ -104,6 +111,10 @@ class SessionBook:
         if session is not None:
             return session
         try:
+            validate_session_id(session_id)
+        except InvalidSessionIdError as exc:
+            raise InkRequestError(INVALID_PARAMS, str(exc)) from None
+        try:
             if self.store is None or not self.store.exists(session_id):
                 raise session_not_found(session_id)
             stored = self.store.open(session_id)
@@ -118,7 +129,8 @@ class SessionBook:
             stored=stored,
             usage=stored.totals,
         )
-        session.turns = sum(1 for m in stored.messages if m.role == "user")
+        # turn ids follow the checkpoint numbers (`t<N>`) once the session has entries
+        session.turns = stored.timeline.last or sum(1 for m in stored.messages if m.role == "user")
         self.live[session_id] = session
         return session
 

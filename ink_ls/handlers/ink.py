@@ -13,11 +13,14 @@ from ink_ls.protocol.models import (
     DiagnosticsChangedParams,
     McpStatusParams,
     SessionCancelParams,
+    SessionChangesParams,
+    SessionCheckpointsParams,
     SessionCloseParams,
     SessionCompactParams,
     SessionListParams,
     SessionLoadParams,
     SessionPromptParams,
+    SessionRewindParams,
     ToolsParams,
 )
 
@@ -58,6 +61,24 @@ def register(server: LanguageServer, state: ServerState) -> None:
         request_id = server.protocol.msg_id
         result = await state.require_host().compact(request, request_id=request_id)
         return result.dump()
+
+    @server.feature(methods.SESSION_CHECKPOINTS)
+    @guarded
+    async def session_checkpoints(params: Any) -> dict[str, Any]:
+        request = validate(SessionCheckpointsParams, params)
+        return state.require_host().checkpoints(request.session_id).dump()
+
+    @server.feature(methods.SESSION_CHANGES)
+    @guarded
+    async def session_changes(params: Any) -> dict[str, Any]:
+        request = validate(SessionChangesParams, params)
+        return (await state.require_host().changes(request)).dump()
+
+    @server.feature(methods.SESSION_REWIND)
+    @guarded
+    async def session_rewind(params: Any) -> dict[str, Any]:
+        request = validate(SessionRewindParams, params)
+        return (await state.require_host().rewind(request)).dump()
 
     @server.feature(methods.DIAGNOSTICS_CHANGED)
     def diagnostics_changed(params: Any) -> None:

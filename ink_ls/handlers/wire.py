@@ -123,6 +123,9 @@ class StrictWire(LanguageServer):
             log.warning("refused message: %s", data.message)
             checks.send_wire_error(data)
             return
+        if "method" in data and "params" not in data:
+            # JSON-RPC lets a request leave its params out; pygls' converter needs the key
+            data = {**data, "params": None}
         refused = checks.refusal(data)
         if refused is not None:
             log.warning("refused request: %s", refused.message)

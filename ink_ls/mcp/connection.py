@@ -21,16 +21,17 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from ink_ls import __version__
-from ink_ls.core.signal import CancelledError, CancelSignal, race
+from ink_ls.core.signal import CancelledError, CancelSignal, WaitTimeoutError, race
 from ink_ls.mcp import reaper
 from ink_ls.mcp.config import DEFAULT_START_TIMEOUT, ServerConfig
+from ink_ls.mcp.stdio import stdio_transport
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,8 @@ State = Literal["stopped", "starting", "connected", "failed"]
 RETRY_AFTER = 60.0
 """Seconds before a session start tries a server that failed to start again (calls always do)."""
 STDERR_TAIL = 600
+CALL_TIMEOUT = 600.0
+"""Seconds a tool call may take before it is cancelled (a server that never answers)."""
 CLIENT_INFO = types.Implementation(name="ink-ls", version=__version__)
 ProgressSink = Callable[[float, float | None, str | None], None]
 
@@ -50,6 +53,10 @@ class CallCancelledError(Exception):
     """The call was cancelled; the server was sent `notifications/cancelled`."""
 
 
+class CallTimedOutError(Exception):
+    """The server did not answer within the call timeout; it was sent `notifications/cancelled`."""
+
+
 class ServerConnection:
     """A server's life: `start`, `tools`, `call`, `stop`; restarts on the call after a crash."""
 
@@ -59,10 +66,12 @@ class ServerConnection:
         *,
         secret_env: Iterable[str] = (),
         start_timeout: float = DEFAULT_START_TIMEOUT,
+        call_timeout: float = CALL_TIMEOUT,
         on_change: Callable[[], None] = lambda: None,
     ) -> None:
         self.config = config
         self.start_timeout = start_timeout
+        self.call_timeout = call_timeout
         self.state: State = "stopped"
         self.error: str | None = config.error
         self.tools: list[types.Tool] = []
@@ -163,7 +172,7 @@ class ServerConnection:
             env={**env, **config.env},
             cwd=config.cwd,
         )
-        return stdio_client(params, errlog=self._stderr)
+        return stdio_transport(params, self._stderr, server=config.name)
 
     async def _stop_task(self) -> None:
         task, self._task = self._task, None
@@ -234,7 +243,8 @@ class ServerConnection:
         on_progress: ProgressSink | None = None,
     ) -> types.CallToolResult:
         """Call `tool`; restarts a crashed server first. Raises `ServerGoneError` when it
-        cannot run, `CallCancelledError` on cancel, the SDK's errors otherwise."""
+        cannot run, `CallCancelledError` on cancel, `CallTimedOutError` after `call_timeout`
+        seconds, the SDK's errors otherwise."""
         if self.state != "connected":
             await self.start()
         session = self._session
@@ -248,10 +258,15 @@ class ServerConnection:
         try:
             # a cancel cancels the request: the SDK then sends notifications/cancelled
             result = await race(
-                session.call_tool(tool, arguments, progress_callback=report), signal, settle=True
+                session.call_tool(tool, arguments, progress_callback=report),
+                signal,
+                settle=True,
+                timeout=self.call_timeout,
             )
         except CancelledError as exc:
             raise CallCancelledError(str(exc)) from None
+        except WaitTimeoutError:
+            raise CallTimedOutError(f"no answer within {self.call_timeout:g}s") from None
         except MCPError as exc:
             if self._session is session and _connection_lost(exc):
                 self._fail("the server stopped during the call")

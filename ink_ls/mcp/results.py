@@ -1,21 +1,21 @@
 """An MCP `CallToolResult` as our tool result: text and images, resources as text, capped.
 
 Text over 500 lines or 50 KB is cut like bash output: the model sees the head and a note
-naming a file (`ink-output-<uuid>.log`, in the temp directory) that holds the full text.
+naming a file (`ink-output-<uuid>.log`, in this process's log directory: its first 10 MiB,
+at most 100 such files, removed at exit) that holds the full text. Images are decoded and
+checked before they reach the model; one that is not a real image becomes a text note.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
-import uuid
 
 import mcp_types as types
 
 from ink_ls.core.messages import ContentBlock, ImageBlock, TextBlock
 from ink_ls.core.tool import ToolResult
+from ink_ls.tools.images import CheckedImage, check_image
+from ink_ls.tools.outputs import LOG_BYTES, save_text
 
 MAX_LINES = 500
 MAX_BYTES = 50 * 1024
@@ -49,19 +49,6 @@ def _block_text(block: object) -> str | None:
     return f"[{getattr(block, 'type', type(block).__name__)} content, not shown]"
 
 
-def _save(text: str) -> str | None:
-    path = os.path.join(tempfile.gettempdir(), f"ink-output-{uuid.uuid4()}.log")
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        with open(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        return None
-    return path
-
-
 def cap_text(text: str) -> str:
     """`text`, or its head plus a note and the full text saved to a file."""
     lines = text.split("\n")
@@ -76,12 +63,14 @@ def cap_text(text: str) -> str:
         kept.append(line)
     limit = f"{MAX_LINES} line limit" if len(kept) == MAX_LINES else "50KB limit"
     shown = f"lines 1-{len(kept)} of {len(lines)}" if kept else f"nothing of {len(lines)} lines"
-    path = _save(text)
-    where = (
-        f"Full output: {path}; read it with the read tool."
-        if path
-        else "The full output could not be saved."
-    )
+    saved = save_text(text)
+    if saved.path is None:
+        where = f"The full output could not be saved: {saved.error}."
+    elif saved.complete:
+        where = f"Full output: {saved.path}; read it with the read tool."
+    else:
+        mib = LOG_BYTES // (1024 * 1024)
+        where = f"Full output: {saved.path} (its first {mib} MiB); read it with the read tool."
     return "\n".join(kept) + f"\n[output cut: showing {shown} ({limit}). {where}]"
 
 
@@ -89,9 +78,13 @@ def to_tool_result(result: types.CallToolResult) -> ToolResult:
     """Texts joined and capped, images as image blocks, `isError` as a failed result."""
     texts: list[str] = []
     images: list[ImageBlock] = []
-    for block in result.content:
+    for number, block in enumerate(result.content, start=1):
         if isinstance(block, types.ImageContent) and len(images) < MAX_IMAGES:
-            images.append(ImageBlock(data=block.data, mime_type=block.mime_type))
+            checked = check_image(block.data, block.mime_type)
+            if isinstance(checked, CheckedImage):
+                images.append(ImageBlock(data=checked.data, mime_type=checked.mime_type))
+            else:  # never sent: one bad image would fail every later model request
+                texts.append(f"[image {number} of the result not shown: {checked}]")
             continue
         text = _block_text(block)
         if text is None:
@@ -103,3 +96,23 @@ def to_tool_result(result: types.CallToolResult) -> ToolResult:
     content: list[ContentBlock] = [TextBlock(text=text)] if text else []
     content += images
     return ToolResult(output=text, is_error=bool(result.is_error), content=content)
+
+
+def too_large(tool: str, data: object) -> str:
+    """The note for a result dropped by the transport for its size (`data` from its error)."""
+    info = data if isinstance(data, dict) else {}
+    size = info.get("bytes")
+    limit = info.get("limit")
+    shown = f"{size / (1024 * 1024):.1f} MiB" if isinstance(size, int) else "too large"
+    cap = f"{limit // (1024 * 1024)} MiB" if isinstance(limit, int) else "the limit"
+    text = f"Error: the result of {tool} was {shown}, over the {cap} limit for one MCP message"
+    path = info.get("savedTo")
+    if isinstance(path, str):
+        saved = info.get("savedBytes")
+        part = f"its first {saved:,} bytes" if isinstance(saved, int) else "its start"
+        return (
+            f"{text}, so it was not read. {part[0].upper()}{part[1:]} (the raw JSON-RPC message) "
+            f"are in {path}; read it with the read tool, or ask the tool for less."
+        )
+    why = info.get("saveError") or "no file could be written"
+    return f"{text}, so it was not read nor saved ({why}). Ask the tool for less."

@@ -21,8 +21,14 @@ from pydantic import ConfigDict
 
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import Access, ArgumentsError, Tool, ToolContext, ToolParams, ToolResult
-from ink_ls.mcp.connection import CallCancelledError, ServerConnection, ServerGoneError
-from ink_ls.mcp.results import to_tool_result
+from ink_ls.mcp.connection import (
+    CallCancelledError,
+    CallTimedOutError,
+    ServerConnection,
+    ServerGoneError,
+)
+from ink_ls.mcp.results import to_tool_result, too_large
+from ink_ls.mcp.stdio import RESULT_TOO_LARGE
 
 MAX_NAME = 64
 MAX_ERRORS = 5
@@ -124,7 +130,14 @@ class McpTool(Tool[McpArgs]):
                 f"Cancelled ({exc}); the MCP server {server} was told to stop the "
                 "call (notifications/cancelled)."
             )
+        except CallTimedOutError as exc:
+            return _failed(
+                f'Error: MCP server "{server}" gave no result ({exc}); the call was cancelled '
+                "(notifications/cancelled). Try a smaller request, or go on without this tool."
+            )
         except MCPError as exc:
+            if exc.code == RESULT_TOO_LARGE:
+                return _failed(too_large(self.name, exc.data))
             return _failed(
                 f'Error: MCP server "{server}" answered the call with an error: '
                 f"{exc.message} (code {exc.code})"

@@ -20,6 +20,10 @@ class InkErrorCode(IntEnum):
     SESSION_BUSY = -32002
     SHUTTING_DOWN = -32004
     COMPACTION_FAILED = -32005
+    REWIND_FAILED = -32006
+    """A rewind that cannot be done (no such turn, pruned checkpoints, a store failure)."""
+    REWIND_CANCELLED = -32007
+    """The user chose not to rewind over their own changes: nothing changed."""
 
 
 class InkRequestError(Exception):

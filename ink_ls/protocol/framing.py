@@ -7,7 +7,8 @@ too small, a body sent without header) are skipped up to the next `Content-Lengt
 that stops arriving (a length given too large) is given up after `stall` seconds and the
 bytes received are searched for the next header. `decode` turns a body into a message or a
 JSON-RPC error (-32700 parse error: not UTF-8, not JSON, nested too deeply; -32600 invalid
-request: a batch, not an object, no `"jsonrpc": "2.0"`, an id or method of the wrong type).
+request: a batch, not an object, no `"jsonrpc": "2.0"`, an id or method of the wrong type, a
+response without a result or an error).
 Error messages are plain sentences, never Python exception text. No pygls here.
 """
 
@@ -209,4 +210,14 @@ def decode(body: bytes) -> dict[str, Any] | WireError:
         return WireError(INVALID_REQUEST, "invalid request: method must be a string", answer_to)
     if "method" not in data and "id" not in data:
         return WireError(INVALID_REQUEST, "invalid request: a message needs a method or an id")
+    if "method" in data and ("result" in data or "error" in data):
+        return WireError(
+            INVALID_REQUEST,
+            "invalid request: a request cannot carry a result or an error",
+            answer_to,
+        )
+    if "method" not in data and "result" not in data and "error" not in data:
+        return WireError(
+            INVALID_REQUEST, "invalid request: a response needs a result or an error", answer_to
+        )
     return data

@@ -87,6 +87,12 @@ def whole_document_edit(
     return lsp.WorkspaceEdit(document_changes=changes, change_annotations=annotations)
 
 
+def delete_file_edit(uri: str) -> lsp.WorkspaceEdit:
+    """A `WorkspaceEdit` deleting one file (`DeleteFile`; no error when it is gone)."""
+    op = lsp.DeleteFile(uri=uri, options=lsp.DeleteFileOptions(ignore_if_not_exists=True))
+    return lsp.WorkspaceEdit(document_changes=[op])
+
+
 def apply_edit_params(label: str, edit: lsp.WorkspaceEdit) -> dict[str, Any]:
     """`workspace/applyEdit` params (the edit built by `whole_document_edit`)."""
     return to_json(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))

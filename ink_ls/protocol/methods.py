@@ -14,6 +14,9 @@ SESSION_LIST = "ink/session/list"
 SESSION_CLOSE = "ink/session/close"
 SESSION_COMPACT = "ink/session/compact"
 SESSION_LOAD = "ink/session/load"
+SESSION_CHECKPOINTS = "ink/session/checkpoints"
+SESSION_REWIND = "ink/session/rewind"
+SESSION_CHANGES = "ink/session/changes"
 TOOLS = "ink/tools"
 MCP_STATUS = "ink/mcp/status"
 
@@ -38,6 +41,9 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_CLOSE,
     SESSION_COMPACT,
     SESSION_LOAD,
+    SESSION_CHECKPOINTS,
+    SESSION_REWIND,
+    SESSION_CHANGES,
     TOOLS,
     MCP_STATUS,
 )

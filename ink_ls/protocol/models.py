@@ -168,6 +168,81 @@ class SessionLoadResult(WireModel):
     message_count: int
 
 
+class SessionCheckpointsParams(WireModel):
+    session_id: str
+
+
+class CheckpointFile(WireModel):
+    """A file an entry changed; `added`/`removed` are line counts (absent when binary)."""
+
+    path: str
+    status: Literal["added", "modified", "deleted"]
+    added: int | None = None
+    removed: int | None = None
+
+
+class Checkpoint(WireModel):
+    """One entry: a turn (its prompt) or a rewind; `turn` is its 1-based number (turn id
+    `t<turn>` for a turn). Rewinding to it restores the state just before it."""
+
+    turn: int
+    kind: Literal["turn", "rewind"]
+    prompt: str
+    created_at: str
+    rewound: bool
+    files: list[CheckpointFile]
+    no_changes: bool
+    to: int | None = None
+    """For a rewind: the entry it went back to."""
+    restore: Literal["files", "conversation", "both"] | None = None
+    not_restorable: dict[str, str] | None = None
+    """Files the entry changed that could not be kept (larger than the cap, binary)."""
+    conflicts: list[str] | None = None
+    """For a rewind: files the user had changed, left as they were."""
+
+
+class SessionCheckpointsResult(WireModel):
+    checkpoints: list[Checkpoint]
+
+
+class SessionRewindParams(WireModel):
+    session_id: str
+    turn: int = Field(ge=1)
+    restore: Literal["files", "conversation", "both"] = "both"
+    force: bool = False
+    """Overwrite files the user changed without asking."""
+
+
+class SessionRewindResult(WireModel):
+    """The rewind's own entry (rewind to its `turn` to undo it) and what it did."""
+
+    checkpoint: Checkpoint
+    restored: list[str]
+    kept: list[str]
+    """Conflicting files left as the user had them."""
+
+
+class SessionChangesParams(WireModel):
+    session_id: str
+    turn: int | None = Field(default=None, ge=1)
+    """One entry's changes; without it, the whole session's (entries in effect)."""
+
+
+class ChangedFile(WireModel):
+    """A changed file with its text before (null: it did not exist) and after (null: deleted;
+    for the whole session, the disk now). `binary`: not text, no texts given."""
+
+    path: str
+    status: Literal["added", "modified", "deleted"]
+    before: str | None = None
+    after: str | None = None
+    binary: bool | None = None
+
+
+class SessionChangesResult(WireModel):
+    files: list[ChangedFile]
+
+
 class ToolsParams(WireModel):
     pass
 

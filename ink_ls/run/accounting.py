@@ -8,6 +8,7 @@ from pathlib import Path
 from ink_ls.agent.events import AgentEvent, CompactionEvent, InstructionsEvent, MessageEndEvent
 from ink_ls.agent.tokens import share
 from ink_ls.core.messages import Usage
+from ink_ls.core.sanitize import clean_line
 
 
 def _shown(path: str, cwd: Path | None) -> str:
@@ -20,7 +21,11 @@ def _shown(path: str, cwd: Path | None) -> str:
 
 
 def context_line(event: InstructionsEvent | CompactionEvent, cwd: Path | None) -> str:
-    """One dim line for the terminal."""
+    """One dim line for the terminal (file names and errors come from outside: cleaned)."""
+    return clean_line(_context_text(event, cwd))
+
+
+def _context_text(event: InstructionsEvent | CompactionEvent, cwd: Path | None) -> str:
     if isinstance(event, InstructionsEvent):
         names = ", ".join(_shown(p, cwd) for p in event.paths)
         cut = " (cut at the 32 KiB cap)" if event.truncated else ""

@@ -113,3 +113,39 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("-v", "--verbose", action="store_true", help="list every tool")
     return p
+
+
+def add_checkpoint_parsers(sub: Any) -> list[argparse.ArgumentParser]:
+    """Register `ink-ls checkpoints`, `ink-ls rewind` and `ink-ls diff`."""
+    listing: argparse.ArgumentParser = sub.add_parser(
+        "checkpoints",
+        help="list a session's turns and rewinds with the files each changed",
+        description="One line per entry: number, time, the prompt's first line, the files "
+        "with +/- line counts. Rewinding to N restores the state just before entry N.",
+    )
+    listing.add_argument("session_id", metavar="SESSION")
+    listing.add_argument("--json", action="store_true", help="print the entries as JSON")
+    back: argparse.ArgumentParser = sub.add_parser(
+        "rewind",
+        help="restore a session's files and/or conversation to before turn N",
+        description="Restore the state just before entry N (--turn 1 is the session's "
+        "start): the files and the conversation, or one of them. The rewind is itself an "
+        "entry: rewind to it to undo it. Files you changed since the agent did are "
+        "conflicts: asked about on a terminal, refused otherwise unless --force.",
+    )
+    back.add_argument("session_id", metavar="SESSION")
+    back.add_argument("--turn", type=int, required=True, metavar="N")
+    which = back.add_mutually_exclusive_group()
+    which.add_argument("--files", action="store_true", help="restore the files only")
+    which.add_argument("--conversation", action="store_true", help="restore the conversation only")
+    back.add_argument("--force", action="store_true", help="overwrite files you changed")
+    back.add_argument("--json", action="store_true", help="print the rewind's entry as JSON")
+    diff: argparse.ArgumentParser = sub.add_parser(
+        "diff",
+        help="show what a session (or one of its turns) changed, as a unified diff",
+        description="A unified diff of the files the session changed (colour only on a "
+        "terminal); with --turn N, of entry N only.",
+    )
+    diff.add_argument("session_id", metavar="SESSION")
+    diff.add_argument("--turn", type=int, default=None, metavar="N")
+    return [listing, back, diff]

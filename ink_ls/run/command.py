@@ -32,6 +32,7 @@ from ink_ls.mcp.hub import McpHub
 from ink_ls.run.accounting import Meter, context_line
 from ink_ls.run.jsonout import JsonPrinter
 from ink_ls.run.rules import NoTerminalAsker, first_mode
+from ink_ls.run.safe import SafeConsole, clean_line
 from ink_ls.run.terminal import (
     Asker,
     TerminalAsker,
@@ -55,7 +56,7 @@ EXIT_NOT_SAVED = 5
 
 
 def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return SafeConsole(stderr=True, soft_wrap=True)
 
 
 def sessions_main(args: argparse.Namespace) -> int:
@@ -72,7 +73,8 @@ def sessions_main(args: argparse.Namespace) -> int:
             return EXIT_OK
         for info in store.list():
             updated = info.updated_at.strftime("%Y-%m-%d %H:%M")
-            sys.stdout.write(f"{info.id}\t{updated}\t{info.message_count}\t{info.title}\n")
+            title = clean_line(info.title)
+            sys.stdout.write(f"{info.id}\t{updated}\t{info.message_count}\t{title}\n")
         return EXIT_OK
     except SessionError as exc:
         err.print(f"ink-ls: {exc}", markup=False)
@@ -146,7 +148,7 @@ def _prepare(args: argparse.Namespace, err: Console) -> _Setup | None:
 
 async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool) -> int:
     err = _stderr()
-    ui = err if json_mode else Console(highlight=False)
+    ui = err if json_mode else SafeConsole()
     view = None if json_mode else TerminalView(ui, setup.cwd, err=err)
     sink: EventSink
     controller = CancelController()
@@ -177,6 +179,8 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             signal=controller.signal,
             session_id=setup.session.id,
             transcript_path=str(setup.session.path) if setup.session.messages else None,
+            prompt=setup.prompt if setup.prompt.strip() else None,
+            checkpoints=setup.session,
         ) as prepared:
             for line in prepared.notices:  # settings files: problems, ignored parts, sandbox
                 err.print(f"ink-ls run: {line}", style="yellow", markup=False)

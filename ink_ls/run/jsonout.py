@@ -13,6 +13,7 @@ import logging
 from typing import Any, TextIO
 
 from ink_ls.agent.events import AgentEvent, RunEndEvent
+from ink_ls.core.sanitize import json_safe
 
 log = logging.getLogger(__name__)
 
@@ -34,5 +35,6 @@ class JsonPrinter:
             del data["parent_tool_call_id"]
         if isinstance(event, RunEndEvent):
             data["session_id"] = self._session_id
-        self._out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        # C0 is escaped by json; C1, DEL and line separators would reach a terminal raw
+        self._out.write(json_safe(json.dumps(data, ensure_ascii=False)) + "\n")
         self._out.flush()

@@ -20,6 +20,7 @@ from ink_ls.agent.trust import trust_asker, workspace_trust
 from ink_ls.core.config import ApprovalMode, ModelSettings
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub, ServerStatus
+from ink_ls.run.safe import SafeConsole, clean_line
 from ink_ls.run.terminal import TerminalAsker, TerminalPrompter
 
 
@@ -77,7 +78,8 @@ async def _list(args: argparse.Namespace, err: Console) -> int:
             )
         for status in statuses:
             for line in format_status(status, verbose=args.verbose):
-                sys.stdout.write(line + "\n")
+                # names, targets and errors (a server's stderr) come from outside
+                sys.stdout.write("\t".join(clean_line(p) for p in line.split("\t")) + "\n")
         return 1 if any(s.state == "failed" for s in statuses) else 0
     finally:
         await hub.close()
@@ -85,4 +87,4 @@ async def _list(args: argparse.Namespace, err: Console) -> int:
 
 def mcp_main(args: argparse.Namespace) -> int:
     """`ink-ls mcp list`: returns the exit status."""
-    return asyncio.run(_list(args, Console(stderr=True, highlight=False, soft_wrap=True)))
+    return asyncio.run(_list(args, SafeConsole(stderr=True, soft_wrap=True)))

@@ -23,6 +23,7 @@ from ink_ls.agent.approval import ApprovalQuestion, Choice
 from ink_ls.agent.writes import DiskChannel, ProposedChange
 from ink_ls.core.settings_files import LOCAL_FILE
 from ink_ls.core.signal import CancelSignal
+from ink_ls.run.safe import clean, clean_line, safe_text
 from ink_ls.tools.diffs import numbered_diff
 
 ReadLine = Callable[[CancelSignal], Awaitable[str | None]]
@@ -115,7 +116,7 @@ class TerminalAsker:
                         highlight=False,
                     )
                 prompt = Text()
-                prompt.append(title, style="bold")
+                prompt.append(clean(title), style="bold")
                 keys = keys or (PROJECT_KEYS if project_rules else KEYS)
                 prompt.append("  " + keys, style="dim")
                 self._console.print(prompt, end="")
@@ -130,7 +131,7 @@ class TerminalAsker:
             if signal.cancelled:
                 return None
             with self._pause():
-                self._console.print(Text(prompt, style="bold"), end="")
+                self._console.print(safe_text(prompt, style="bold"), end="")
                 line = await self._read_line(signal)
                 if line is None:
                     self._console.print()
@@ -176,9 +177,9 @@ class TerminalPrompter:
     async def __call__(self, question: ApprovalQuestion, signal: CancelSignal) -> Choice | None:
         body = None
         if question.kind != "command":  # a command's title already shows the whole command
-            body = Text(question.detail, style="dim")
+            body = safe_text(question.detail, style="dim")
         if question.rule is not None:
-            body = Text(f"asked by {question.rule}", style="dim")
+            body = safe_text(f"asked by {question.rule}", style="dim")
         return await self._asker.ask(
             question.title,
             body,
@@ -202,9 +203,9 @@ class TerminalChanges:
 
     async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
         try:
-            shown = str(change.path.relative_to(self._cwd))
+            shown = clean_line(str(change.path.relative_to(self._cwd)))
         except ValueError:
-            shown = str(change.path)
+            shown = clean_line(str(change.path))
         diff = numbered_diff(change.old_text or "", change.new_text, path=shown)
         lines = diff.splitlines()
         if len(lines) > MAX_DIFF_LINES:
@@ -223,4 +224,4 @@ def _diff_view(diff: str) -> RenderableType:
     """A highlighted diff; the highlighter loads with the first change to approve."""
     from rich.syntax import Syntax
 
-    return Syntax(diff, "diff", theme="ansi_dark")
+    return Syntax(clean(diff), "diff", theme="ansi_dark")

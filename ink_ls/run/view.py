@@ -46,6 +46,7 @@ from ink_ls.agent.events import (
 )
 from ink_ls.core.messages import text_of
 from ink_ls.run.accounting import context_line
+from ink_ls.run.safe import clean, clean_line, safe_text
 from ink_ls.tools.todo import TODO_TOOL, TodoItem, checklist, todos_of
 
 RowState = Literal["queued", "running", "done", "failed"]
@@ -136,12 +137,14 @@ class TerminalView:
             thinking = (event.message.thinking or "").strip()
             if thinking:
                 where = self.console if self._live else self._err
-                where.print(Text(f"thinking: {thinking}", style="dim italic"))
+                where.print(safe_text(f"thinking: {thinking}", style="dim italic"))
             if event.message.text.strip():
-                self._print(_markdown(event.message.text) if self._live else event.message.text)
+                answer = clean(event.message.text)  # from outside: never markup, no controls
+                self._print(_markdown(answer) if self._live else Text(answer))
         elif isinstance(event, ToolStartEvent):
             parent = event.parent_tool_call_id
-            self._rows[event.tool_call_id] = _Row(event.title or event.tool_name, parent=parent)
+            title = clean_line(event.title or event.tool_name)
+            self._rows[event.tool_call_id] = _Row(title, parent=parent)
             if event.tool_name == TODO_TOOL:
                 self._todos[event.tool_call_id] = todos_of(event.arguments) or []
             if parent is not None and parent in self._rows:
@@ -160,7 +163,7 @@ class TerminalView:
         elif isinstance(event, HookRunEvent):
             if event.phase == "end" and event.outcome != "ok":
                 self._print(
-                    Text(f"hook {event.event} `{event.command}`: {event.message}", "yellow")
+                    safe_text(f"hook {event.event} `{event.command}`: {event.message}", "yellow")
                 )
         elif isinstance(event, InstructionsEvent | CompactionEvent):
             self._print(Text(context_line(event, self._cwd), style="dim"))
@@ -173,7 +176,7 @@ class TerminalView:
 
     def _ended(self, event: ToolEndEvent) -> None:
         parent = event.parent_tool_call_id
-        row = self._rows.get(event.tool_call_id) or _Row(event.tool_name, parent=parent)
+        row = self._rows.get(event.tool_call_id) or _Row(clean_line(event.tool_name), parent=parent)
         duration = event.duration_ms if event.duration_ms is not None else row.duration_ms
         line = self._finished_line(row, event, duration)
         if parent is not None and parent in self._rows:
@@ -191,7 +194,10 @@ class TerminalView:
             for item, text in zip(todos, checklist(todos), strict=True):
                 style = "dim" if item.status == "completed" else ""
                 self._print(
-                    Text(f"{INDENT}{text}", style="bold" if item.status == "in_progress" else style)
+                    safe_text(
+                        f"{INDENT}{clean_line(text)}",
+                        style="bold" if item.status == "in_progress" else style,
+                    )
                 )
         for child_id in row.children:
             child = self._rows.pop(child_id, None)
@@ -218,17 +224,17 @@ class TerminalView:
         if event.is_error:
             first = next((ln for ln in text_of(event.content).splitlines() if ln.strip()), "")
             if first:
-                line.append(f"\n{indent}  {first[:200]}", style="red")
+                line.append(f"\n{indent}  {clean_line(first[:200])}", style="red")
         return line
 
     def __rich__(self) -> RenderableType:
         parts: list[RenderableType] = []
         if self._thinking and not self._streaming:  # reasoning until the answer begins
             tail = self._thinking.splitlines()[-TAIL_LINES:]
-            parts.append(Text("thinking: " + "\n".join(tail), style="dim italic"))
+            parts.append(safe_text("thinking: " + "\n".join(tail), style="dim italic"))
         if self._streaming:
             tail = self._streaming.splitlines()[-TAIL_LINES:]
-            parts.append(Text("\n".join(tail)))
+            parts.append(safe_text("\n".join(tail)))
         now = time.monotonic()
         table: Table | None = None
         for row in self._rows.values():
@@ -265,4 +271,5 @@ def _markdown(text: str) -> RenderableType:
     """Rendered Markdown; its parser and highlighter load on the first answer shown live."""
     from rich.markdown import Markdown
 
-    return Markdown(text)
+    # links show their target as text: no hidden OSC 8 hyperlink behind a harmless label
+    return Markdown(text, hyperlinks=False)

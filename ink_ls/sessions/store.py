@@ -4,9 +4,13 @@ Line 1 is a header (`{"type": "session", …}`); every other line is one history
 entered history, or a compaction (`{"type": "compaction", "summary", "kept", …}`: from here on
 the conversation continues from the summary plus the last `kept` messages). The file keeps the
 full history; `Session.messages` is the conversation as it continues (compactions replayed).
-Each record is one line written at once, so a process killed mid-compaction leaves the file as
-it was before it. Loading repairs what a killed process leaves behind (a torn last line, tool
-calls without results) so the next model request is valid. Knows nothing about the loop.
+Checkpoint records (`turn`, `rewind`, `checkpoint`: see `checkpoints.timeline`) number the
+turns and rewinds; a rewind of the conversation makes `messages` continue from the view
+just before the entry it went back to. Each record is one line written at once, so a process
+killed mid-compaction leaves the file as it was before it. Loading repairs what a killed
+process leaves behind (a torn last line, tool calls without results) and skips a damaged line
+with a warning (lines split on `\n` only), so the next model request is valid. Knows nothing
+about the loop.
 
 A store that cannot be written (read-only, disk full) never loses history silently: lines not
 yet written wait in memory and go out with the next write that succeeds (a failed write is
@@ -30,6 +34,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from ink_ls.agent.compaction import Compaction, compacted_view, describe
+from ink_ls.checkpoints import forget_session
+from ink_ls.checkpoints.timeline import RECORD_TYPES, Timeline
 from ink_ls.core.config import state_dir
 from ink_ls.core.messages import (
     AssistantMessage,
@@ -41,6 +47,7 @@ from ink_ls.core.messages import (
     UserMessage,
     text_of,
 )
+from ink_ls.sessions.repair import pair_tool_calls, record_lines
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +174,19 @@ class Session:
         self.save_error = save_error
         """Why the last save failed (history waits in memory), or None when all is saved."""
         self.on_save: SaveListener | None = None
+        self.warnings: list[str] = []
+        """What loading had to skip or repair (damaged lines), one sentence each."""
+        self.timeline = Timeline()
+        """The checkpoint entries (turns and rewinds) recorded so far."""
+        self.views: dict[int, list[Message]] = {}
+        """The conversation just before each entry (what a rewind to it continues from)."""
+
+    def record(self, record: dict[str, Any]) -> None:
+        """Write a checkpoint record (see `checkpoints.timeline`) and take it into account:
+        a rewind of the conversation makes `messages` continue from before its target."""
+        self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.messages[:] = replay_entry(self.timeline, self.views, self.messages, record)
+        self.save()
 
     def append(self, message: Message) -> None:
         """Add `message` and write it as one JSONL line (with any lines still waiting)."""
@@ -244,6 +264,12 @@ class Session:
     def title(self) -> str:
         return self._title
 
+    @property
+    def state_dir(self) -> Path:
+        """The state directory of this session's store (its workspace's checkpoints live
+        there, next to the sessions directory)."""
+        return self.path.parent.parent
+
 
 class SessionStore:
     """The sessions under one directory (default `state_dir()/sessions`)."""
@@ -288,7 +314,8 @@ class SessionStore:
 
     def open(self, session_id: str) -> Session:
         """Load a stored session, repairing a torn last line and closing dangling tool calls
-        with an error result each. `SessionNotFoundError` when there is no such session."""
+        with an error result each; a damaged line is skipped with a warning (logged and in
+        `Session.warnings`). `SessionNotFoundError` when there is no such session."""
         path = self._path(session_id)
         try:
             raw = path.read_bytes()
@@ -313,9 +340,10 @@ class SessionStore:
         title = ""
         totals = Usage()
         compactions = 0
-        for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
-            if not line.strip():
-                continue
+        timeline = Timeline()
+        views: dict[int, list[Message]] = {}
+        warnings: list[str] = []
+        for number, line in record_lines(raw):
             try:
                 record = json.loads(line)
                 kind = record.get("type")
@@ -328,6 +356,8 @@ class SessionStore:
                         totals = totals.add(message.usage)
                     elif not title and isinstance(message, UserMessage):
                         title = title_of(text_of(message.content))
+                elif kind in RECORD_TYPES:
+                    messages = replay_entry(timeline, views, messages, record)
                 elif kind == "compaction":
                     kept = int(record["kept"])
                     if not isinstance(record["summary"], str) or not 0 <= kept <= len(messages):
@@ -336,10 +366,19 @@ class SessionStore:
                     totals = totals.add(Usage.model_validate(record.get("usage") or {}))
                     compactions += 1
             except (ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
-                raise SessionError(
-                    f'session "{session_id}" is damaged at line {number} of {path} '
-                    f"({type(exc).__name__})"
-                ) from None
+                # one bad record costs that record, never the session
+                warning = (
+                    f'session "{session_id}": line {number} of {path} is damaged '
+                    f"({type(exc).__name__}) and was skipped; the rest of the session is loaded"
+                )
+                log.warning("%s", warning)
+                warnings.append(warning)
+        messages, repaired = pair_tool_calls(messages)
+        if repaired:
+            warnings.append(
+                f'session "{session_id}": {repaired} tool result(s) were lost with the damaged '
+                "line(s) and were replaced by a note"
+            )
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
         session = Session(
             session_id,
@@ -351,6 +390,8 @@ class SessionStore:
             totals=totals,
             compactions=compactions,
         )
+        session.timeline, session.views = timeline, views
+        session.warnings = warnings
         _close_dangling_calls(session)
         return session
 
@@ -376,11 +417,36 @@ class SessionStore:
         return sorted(infos, key=lambda i: (i.updated_at, i.id), reverse=True)
 
     def delete(self, session_id: str) -> None:
-        """Delete a stored session. `SessionNotFoundError` when there is no such session."""
+        """Delete a stored session and its checkpoints. `SessionNotFoundError` when there is
+        no such session."""
+        path = self._path(session_id)
         try:
-            self._path(session_id).unlink()
+            cwd = _info(path).cwd
+        except (OSError, ValueError):
+            cwd = None
+        try:
+            path.unlink()
         except FileNotFoundError:
             raise SessionNotFoundError(f'no session "{session_id}" in {self.root}') from None
+        if cwd:
+            forget_session(Path(cwd), session_id, state=self.root.parent)
+
+
+def replay_entry(
+    timeline: Timeline,
+    views: dict[int, list[Message]],
+    messages: list[Message],
+    record: dict[str, Any],
+) -> list[Message]:
+    """Take a checkpoint record into account; returns the conversation that continues (the
+    view before the target entry after a rewind of the conversation, else `messages`)."""
+    entry = timeline.apply(record)
+    if record["type"] in ("turn", "rewind"):
+        views[entry.number] = list(messages)
+    if entry.kind == "rewind" and record["type"] == "rewind" and entry.target is not None:
+        if entry.restore in ("conversation", "both"):
+            return list(views[entry.target])
+    return messages
 
 
 def _close_dangling_calls(session: Session) -> None:
@@ -416,12 +482,12 @@ def _info(path: Path) -> SessionInfo:
     count = 0
     cwd = None
     compactions = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+    with open(path, "rb") as fh:
+        for line in fh:  # binary: split on b"\n" only, like `open`
             try:
-                record = json.loads(line)
+                record = json.loads(line.decode("utf-8", "replace"))
             except ValueError:
-                continue  # a torn last line; `open` repairs it
+                continue  # a torn or damaged line; `open` skips it
             if not isinstance(record, dict):
                 continue
             if record.get("type") == "session":

@@ -67,23 +67,37 @@ def _encode(img: Image.Image, fmt: str, quality: int) -> bytes:
 
 
 def fit_image(
-    data: bytes, mime_type: str, *, max_side: int = MAX_SIDE, max_base64: int = MAX_BASE64
+    data: bytes,
+    mime_type: str,
+    *,
+    max_side: int = MAX_SIDE,
+    max_base64: int = MAX_BASE64,
+    lenient: bool = False,
 ) -> FittedImage:
     """Decode `data`, apply EXIF orientation, scale to fit `max_side` and `max_base64`.
 
     The original bytes are returned untouched when nothing needed changing. Raises
     `ImageFitError` when the image cannot be decoded or cannot be made small enough.
+    `lenient` tolerates damage Pillow can read past (a bad checksum in an ancillary chunk, a
+    truncated end) and always re-encodes, so the bytes returned are clean.
     """
-    from PIL import ExifTags, Image, ImageOps
+    from PIL import ExifTags, Image, ImageFile, ImageOps, UnidentifiedImageError
 
     try:
         with warnings.catch_warnings():
             # Pillow warns (and later raises) on decompression bombs; both mean "refuse".
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img: Image.Image = Image.open(io.BytesIO(data))
-            img.load()
+            strict = ImageFile.LOAD_TRUNCATED_IMAGES
+            ImageFile.LOAD_TRUNCATED_IMAGES = lenient or strict
+            try:
+                img: Image.Image = Image.open(io.BytesIO(data))
+                img.load()
+            finally:
+                ImageFile.LOAD_TRUNCATED_IMAGES = strict
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise ImageFitError(f"it is too large to decode safely ({exc})") from exc
+    except UnidentifiedImageError as exc:  # its text holds an object's repr
+        raise ImageFitError("it could not be decoded: the bytes are no readable image") from exc
     except Exception as exc:  # Pillow raises many types for corrupt input
         raise ImageFitError(f"it could not be decoded: {exc}") from exc
     orientation = img.getexif().get(ExifTags.Base.Orientation, 1)
@@ -91,7 +105,8 @@ def fit_image(
     if transposed:
         img = ImageOps.exif_transpose(img)
     ow, oh = img.size
-    if not transposed and ow <= max_side and oh <= max_side and _b64_len(len(data)) <= max_base64:
+    fits = ow <= max_side and oh <= max_side and _b64_len(len(data)) <= max_base64
+    if fits and not transposed and not lenient:
         return FittedImage(base64.b64encode(data).decode("ascii"), mime_type, ow, oh, ow, oh)
 
     if img.mode not in ("RGB", "RGBA", "L", "LA"):

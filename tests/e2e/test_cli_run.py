@@ -189,10 +189,14 @@ async def test_readme_question_reads_the_file_and_answers(
     assert fake.request_headers[0]["Authorization"] == f"Bearer {SECRET}"
 
     session_file = tmp_path / "state" / "sessions" / f"{end['session_id']}.jsonl"
-    roles = [
-        json.loads(line).get("message", {}).get("role")
-        for line in session_file.read_text().splitlines()[1:]
-    ]
+    records = [json.loads(line) for line in session_file.read_text().splitlines()[1:]]
+    assert records[0] == {
+        "type": "turn",
+        "entry": 1,
+        "at": records[0]["at"],
+        "prompt": "read README.md and tell me how to start the project",
+    }
+    roles = [r["message"]["role"] for r in records if r["type"] == "message"]
     assert roles == ["user", "assistant", "toolResult", "assistant"]
 
 

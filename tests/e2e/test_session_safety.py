@@ -19,7 +19,9 @@ from tests.fakes.model_server import FakeModelServer, text
 
 
 def _roles(path: Path) -> list[str]:
-    return [json.loads(line)["message"]["role"] for line in path.read_text().splitlines()[1:]]
+    """The roles of the message records (checkpoint records number the turns in between)."""
+    records = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    return [r["message"]["role"] for r in records if r.get("type") == "message"]
 
 
 async def test_server_full_store_warns_and_saves_the_history_once_there_is_room(

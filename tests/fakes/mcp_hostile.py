@@ -1,15 +1,18 @@
 """A misbehaving MCP server (stdio, on the SDK's low-level `Server`) for tests.
 
-`python -m tests.fakes.mcp_hostile [--fail-start] [--log FILE]` serves tools that crash the
-process mid-call (once per marker file), send an invalid input schema, a giant result,
-colliding and odd names, ignore cancellation, report progress, change the tool list, and
-sleep-and-report timestamps (to see overlap). Every notable thing it sees goes to `--log`
+`python -m tests.fakes.mcp_hostile [--fail-start [--stderr TEXT]] [--banner] [--log FILE]`
+serves tools that crash the process mid-call (once per marker file), send an invalid input
+schema, a giant result (many lines, or N MB), colliding and odd names, ignore cancellation,
+report progress, change the tool list, fail with raw text (escape sequences), return images
+that are not images, and sleep-and-report timestamps (to see overlap). `--banner` writes junk on
+stdout before serving, as careless servers do. Every notable thing it sees goes to `--log`
 as one JSON line (`{"event": "cancelled", ...}`), so tests can check what the server was told.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -63,6 +66,9 @@ TOOLS = [
     _tool("hello_world", OBJECT, READ),
     _tool("x" * 80, OBJECT, READ),
     _tool("grow", OBJECT, WRITE, "adds tool `extra` and announces tools/list_changed"),
+    _tool("shout", _schema(text={"type": "string"}), READ, "fails with TEXT (raw) as its error"),
+    _tool("huge", _schema(megabytes={"type": "number"}), READ, "one text block of N MB"),
+    _tool("bad_image", OBJECT, READ, "an image block whose data is not an image"),
 ]
 EXTRA = _tool("extra", OBJECT, READ, "appears after grow")
 
@@ -130,6 +136,28 @@ def build(state: State) -> Server[Any]:
                 state.tools.append(EXTRA)
             await ctx.session.send_tool_list_changed()
             return _text("grew")
+        if name == "shout":
+            sys.stderr.write(f"hostile stderr: {args['text']}\n")
+            sys.stderr.flush()
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=args["text"])], is_error=True
+            )
+        if name == "huge":
+            size = int(float(args["megabytes"]) * 1024 * 1024)
+            line = "0123456789abcdef" * 4 + "\n"
+            return _text((line * (size // len(line) + 1))[:size])
+        if name == "bad_image":
+            return types.CallToolResult(
+                content=[
+                    types.TextContent(type="text", text="here is the chart"),
+                    types.ImageContent(type="image", data="not*base64!", mime_type="image/png"),
+                    types.ImageContent(
+                        type="image",
+                        data=base64.b64encode(b"GIF89a junk").decode(),
+                        mime_type="image/png",
+                    ),
+                ]
+            )
         if name == "extra":
             return _text("extra tool here")
         return types.CallToolResult(
@@ -142,7 +170,13 @@ def build(state: State) -> Server[Any]:
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fail-start", action="store_true")
+    parser.add_argument("--stderr", default="", help="written to stderr before --fail-start")
     parser.add_argument("--log", type=Path)
+    parser.add_argument(
+        "--banner",
+        action="store_true",
+        help="print a banner and a malformed notification on stdout before serving",
+    )
     parser.add_argument(
         "--linger",
         action="store_true",
@@ -150,8 +184,14 @@ async def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.fail_start:
+        sys.stderr.write(args.stderr)
         sys.stderr.write("hostile: cannot open the database at /nowhere\n")
         raise SystemExit(1)
+    if args.banner:
+        sys.stdout.buffer.write(b"hostile banner: starting up \x1b]0;banner-title\x07\n")
+        bad = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"x": 1}}
+        sys.stdout.buffer.write(json.dumps(bad).encode() + b"\n")
+        sys.stdout.buffer.flush()
     state = State(args.log)
     server = build(state)
     async with stdio_server() as (read, write):

@@ -166,3 +166,24 @@ async def test_tool_list_change_reaches_the_next_model_request(
     after = [t["function"]["name"] for t in model.requests[1]["tools"]]
     assert "mcp__h__extra" not in before and "mcp__h__extra" in after
     assert run.results()["mcp__h__extra"] == "extra tool here"
+
+
+async def test_a_call_past_its_timeout_is_cancelled_and_reported(
+    tmp_path: Path, model: FakeModelServer, closing: list[McpHub]
+) -> None:
+    log = tmp_path / "h.log"
+    hub = await _hub(tmp_path, closing, h=hostile(log))
+    hub.servers["h"].call_timeout = 1.0
+    model.push(tool("mcp__h__long", {"seconds": 30}), text("gave up"))
+    run = Run(hub, model, tmp_path)
+    began = time.monotonic()
+    result = await run.agent().run("long")
+    assert result.stop_reason == "completed"
+    assert time.monotonic() - began < 15
+    said = run.results()["mcp__h__long"]
+    assert said.startswith(
+        'Error: MCP server "h" gave no result (no answer within 1s); the call was cancelled'
+    )
+    async with asyncio.timeout(10):  # the server was told
+        while ("cancelled", "long") not in [(e["event"], e["tool"]) for e in read_log(log)]:
+            await asyncio.sleep(0.05)

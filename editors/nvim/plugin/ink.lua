@@ -54,13 +54,18 @@ vim.api.nvim_create_user_command('InkReject', function(cmd)
 end, { nargs = '*', desc = 'Reject the Ink edit under review (optional reason for the model)' })
 
 vim.api.nvim_create_user_command('Ink', function(cmd)
+  if cmd.args == 'rewind' then
+    return ink().rewind()
+  elseif cmd.args == 'review' then
+    return ink().review()
+  end
   ink().chat(cmd.args ~= '' and cmd.args or nil)
 end, {
   nargs = '?',
   complete = function()
-    return { 'vertical', 'horizontal', 'float' }
+    return { 'vertical', 'horizontal', 'float', 'rewind', 'review' }
   end,
-  desc = 'Open the Ink chat (optionally in another layout)',
+  desc = 'Open the Ink chat (optionally in another layout); :Ink rewind / :Ink review',
 })
 
 vim.api.nvim_create_user_command('InkSessions', function()

@@ -47,7 +47,7 @@ export interface Approval {
 /** One event of the panel's log: the webview is a function of this list. */
 export type PanelEvent =
   | { t: 'prompt'; text: string; chips: Chip[] }
-  | { t: 'update'; update: SessionUpdate; at?: number }
+  | { t: 'update'; update: SessionUpdate; at?: number; turnId?: string }
   | { t: 'result'; result: SessionPromptResult }
   | { t: 'failure'; message: string }
   | { t: 'approval'; approval: Approval; toolCallId?: string }
@@ -104,6 +104,9 @@ export class Conversation {
   contextTokens: number | undefined;
   title = '';
   private readonly approvals = new Map<string, ToolCard | Approval>();
+  /** The checkpoint number (turn id `t<N>`) of each prompt shown, in order; undefined until
+   * the server names it (and for replayed prompts). "Rewind to here" uses it. */
+  readonly promptTurns: (number | undefined)[] = [];
 
   /** Applies one event; returns the entry to (re)draw, the top-level card for nested calls. */
   apply(event: PanelEvent): Entry | 'cleared' | 'header' | undefined {
@@ -116,11 +119,19 @@ export class Conversation {
         this.contextWindow = this.contextTokens = undefined;
         this.contextWindowSource = undefined;
         this.title = event.title ?? '';
+        this.promptTurns.length = 0;
         return 'cleared';
       case 'prompt':
+        this.promptTurns.push(undefined);
         return this.push({ type: 'user', text: event.text, chips: event.chips });
-      case 'update':
+      case 'update': {
+        const turn = /^t(\d+)$/.exec(event.turnId ?? '');
+        const last = this.promptTurns.length - 1;
+        if (turn !== null && last >= 0 && this.promptTurns[last] === undefined) {
+          this.promptTurns[last] = Number(turn[1]);
+        }
         return this.update(event.update, event.at ?? Date.now());
+      }
       case 'result': {
         const r = event.result;
         // The answer when it was not streamed (no answer since the turn's prompt).
@@ -194,6 +205,7 @@ export class Conversation {
         }
         const { text, paths } = splitAttachments(u.content.text);
         chips.push(...paths.map((p) => ({ label: p, path: p })));
+        this.promptTurns.push(undefined);
         return this.push({ type: 'user', text, chips });
       }
       case 'agent_message_chunk': {

@@ -15,6 +15,7 @@ import { InkPanel, VIEW_ID } from './panel';
 import { SessionMemory } from './memory';
 import { PanelActions } from './panelActions';
 import { EditReviewer } from './review';
+import { changedByTurn, reviewChanges, type ReviewFile, type RewindDeps, rewindSession } from './rewind';
 import { describeError, InkSession } from './session';
 import { readInkSettings, SECTION } from './settings';
 import { UsageStatus } from './status';
@@ -92,10 +93,17 @@ export function activate(context: vscode.ExtensionContext): void {
     memory.set(session.sessionId);
   };
   // By the time a turn ends the server waits for no edit of it: withdraw what is still shown.
+  // set once the rewind commands exist (below): offers the review of a turn that changed files
+  let afterTurn: (sessionId: string, turnId: string) => void = () => undefined;
   const session = new InkSession(
     getClient,
     transcriptChannel,
-    () => reviewer.rejectAll(TURN_ENDED_REASON),
+    (result) => {
+      reviewer.rejectAll(TURN_ENDED_REASON);
+      if (result !== undefined && result.stopReason !== 'error') {
+        afterTurn(result.sessionId, result.turnId);
+      }
+    },
     (e) => panel.record(e),
     onState,
   );
@@ -108,7 +116,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   showStatus();
 
-  const command = (id: string, run: () => unknown): void => {
+  const command = (id: string, run: (...args: never[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
   };
   command('ink.ask', async () => {
@@ -161,6 +169,78 @@ export function activate(context: vscode.ExtensionContext): void {
   command('ink.showTranscript', () => transcriptChannel.show(true));
   command('ink.acceptEdit', () => reviewer.accept());
   command('ink.rejectEdit', () => reviewer.reject());
+  // the texts before a rewind, served to the multi-file review as its left side
+  const beforeTexts = new Map<string, string>();
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(REWIND_SCHEME, {
+      provideTextDocumentContent: (uri) => beforeTexts.get(uri.toString()) ?? '',
+    }),
+  );
+  const folder = (): vscode.Uri | undefined => vscode.workspace.workspaceFolders?.[0]?.uri;
+  const review = async (title: string, files: ReviewFile[]): Promise<unknown> => {
+    const root = folder();
+    if (root === undefined) {
+      return undefined;
+    }
+    const stamp = Date.now();
+    const resources = files.map((f) => {
+      const file = vscode.Uri.joinPath(root, f.path);
+      const left = vscode.Uri.from({ scheme: REWIND_SCHEME, path: `/${stamp}/before/${f.path}` });
+      beforeTexts.set(left.toString(), f.before ?? '');
+      return [file, left, file];
+    });
+    return vscode.commands.executeCommand('vscode.changes', title, resources);
+  };
+  const deps: RewindDeps = {
+    request: async (m, p) => (await getClient()).sendRequest(m, p),
+    pick: (items, title) => vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }),
+    readFile: async (path) => {
+      const root = folder();
+      if (root === undefined) {
+        return undefined;
+      }
+      try {
+        return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, path)));
+      } catch {
+        return undefined;
+      }
+    },
+    review,
+    inform: (m) => vscode.window.showInformationMessage(m),
+  };
+  const rewind = async (turn?: number): Promise<void> => {
+    try {
+      await rewindSession(deps, session.sessionId, turn);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`Ink: rewind failed: ${describeError(err)}`);
+    }
+  };
+  command('ink.rewind', (turn?: number) => rewind(typeof turn === 'number' ? turn : undefined));
+  // at the end of a turn that changed files, the status bar offers its multi-file review
+  const reviewItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 90);
+  context.subscriptions.push(reviewItem);
+  afterTurn = (sessionId, turnId) => {
+    reviewItem.hide();
+    changedByTurn(deps, sessionId, turnId).then(
+      (changed) => {
+        if (changed !== undefined) {
+          const files = `${changed.count} file${changed.count === 1 ? '' : 's'}`;
+          reviewItem.text = `$(diff-multiple) Review ${files}`;
+          reviewItem.tooltip = `Ink changed ${files} in turn ${changed.turn}: review them (or Ink: Rewind…)`;
+          reviewItem.command = { title: 'Review', command: 'ink.reviewChanges', arguments: [changed.turn] };
+          reviewItem.show();
+        }
+      },
+      (err: unknown) => log.info(`no review offered: ${describeError(err)}`),
+    );
+  };
+  command('ink.reviewChanges', async (turn?: number) => {
+    try {
+      await reviewChanges(deps, session.sessionId, typeof turn === 'number' ? turn : undefined);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`Ink: review failed: ${describeError(err)}`);
+    }
+  });
   command('ink.mcpServers', async () => showMcpServers(async (m, p) => (await getClient()).sendRequest(m, p), (items, title) => vscode.window.showQuickPick(items, { title, matchOnDetail: true }), (m) => vscode.window.showInformationMessage(m)));
 
   context.subscriptions.push(
@@ -182,6 +262,8 @@ export function activate(context: vscode.ExtensionContext): void {
     { dispose: () => void stopClient() },
   );
 }
+
+const REWIND_SCHEME = 'ink-rewind';
 
 export async function deactivate(): Promise<void> {
   const c = client;

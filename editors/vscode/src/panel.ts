@@ -38,7 +38,8 @@ export type WebviewMessage =
   | { t: 'mention'; query: string }
   | { t: 'attachSelection' }
   | { t: 'setApproval'; mode: string }
-  | { t: 'command'; id: string };
+  | { t: 'command'; id: string }
+  | { t: 'rewind'; prompt: number };
 
 export class InkPanel implements vscode.WebviewViewProvider, vscode.Disposable {
   /** The conversation as the extension knows it (to match approvals to cards). */

@@ -94,6 +94,10 @@ export class PanelActions implements vscode.Disposable {
       case 'command':
         await vscode.commands.executeCommand(m.id);
         return;
+      case 'rewind':
+        // "Rewind to here": the prompt's turn when the server named it, else the picker
+        await vscode.commands.executeCommand('ink.rewind', this.panel.conversation.promptTurns[m.prompt]);
+        return;
       case 'ready':
       case 'ack':
         return;

@@ -19,6 +19,12 @@ export const SESSION_COMPACT = 'ink/session/compact';
 /** client → server request */
 export const SESSION_LOAD = 'ink/session/load';
 /** client → server request */
+export const SESSION_CHECKPOINTS = 'ink/session/checkpoints';
+/** client → server request */
+export const SESSION_REWIND = 'ink/session/rewind';
+/** client → server request */
+export const SESSION_CHANGES = 'ink/session/changes';
+/** client → server request */
 export const TOOLS = 'ink/tools';
 /** client → server request */
 export const MCP_STATUS = 'ink/mcp/status';
@@ -51,6 +57,8 @@ export const InkErrorCode = {
   SessionBusy: -32002,
   ShuttingDown: -32004,
   CompactionFailed: -32005,
+  RewindFailed: -32006,
+  RewindCancelled: -32007,
 } as const;
 
 /** Params and result of the client → server requests. */
@@ -61,6 +69,9 @@ export interface InkRequests {
   [SESSION_CLOSE]: { params: SessionCloseParams; result: null; };
   [SESSION_COMPACT]: { params: SessionCompactParams; result: SessionCompactResult; };
   [SESSION_LOAD]: { params: SessionLoadParams; result: SessionLoadResult; };
+  [SESSION_CHECKPOINTS]: { params: SessionCheckpointsParams; result: SessionCheckpointsResult; };
+  [SESSION_REWIND]: { params: SessionRewindParams; result: SessionRewindResult; };
+  [SESSION_CHANGES]: { params: SessionChangesParams; result: SessionChangesResult; };
   [TOOLS]: { params: ToolsParams; result: ToolsResult; };
   [MCP_STATUS]: { params: McpStatusParams; result: McpStatusResult; };
 }
@@ -86,6 +97,44 @@ export interface AgentMessageChunk {
 }
 
 export type ApprovalOptionId = 'allow_once' | 'allow_always' | 'allow_project' | 'reject_once';
+
+/**
+ * A changed file with its text before (null: it did not exist) and after (null: deleted;
+ * for the whole session, the disk now). `binary`: not text, no texts given.
+ */
+export interface ChangedFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  before?: string;
+  after?: string;
+  binary?: boolean;
+}
+
+/**
+ * One entry: a turn (its prompt) or a rewind; `turn` is its 1-based number (turn id
+ * `t<turn>` for a turn). Rewinding to it restores the state just before it.
+ */
+export interface Checkpoint {
+  turn: number;
+  kind: 'turn' | 'rewind';
+  prompt: string;
+  createdAt: string;
+  rewound: boolean;
+  files: CheckpointFile[];
+  noChanges: boolean;
+  to?: number;
+  restore?: 'files' | 'conversation' | 'both';
+  notRestorable?: Record<string, string>;
+  conflicts?: string[];
+}
+
+/** A file an entry changed; `added`/`removed` are line counts (absent when binary). */
+export interface CheckpointFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  added?: number;
+  removed?: number;
+}
 
 /** The conversation is being compacted (`phase: start`), was (`end`) or could not be. */
 export interface CompactionUpdate {
@@ -208,6 +257,23 @@ export interface SessionCancelParams {
   sessionId: string;
 }
 
+export interface SessionChangesParams {
+  sessionId: string;
+  turn?: number;
+}
+
+export interface SessionChangesResult {
+  files: ChangedFile[];
+}
+
+export interface SessionCheckpointsParams {
+  sessionId: string;
+}
+
+export interface SessionCheckpointsResult {
+  checkpoints: Checkpoint[];
+}
+
 export interface SessionCloseParams {
   sessionId: string;
   delete?: boolean;
@@ -265,6 +331,20 @@ export interface SessionPromptResult {
   stopReason: StopReason;
   text: string;
   error?: string;
+}
+
+export interface SessionRewindParams {
+  sessionId: string;
+  turn: number;
+  restore?: 'files' | 'conversation' | 'both';
+  force?: boolean;
+}
+
+/** The rewind's own entry (rewind to its `turn` to undo it) and what it did. */
+export interface SessionRewindResult {
+  checkpoint: Checkpoint;
+  restored: string[];
+  kept: string[];
 }
 
 export type SessionUpdate =

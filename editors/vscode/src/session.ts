@@ -47,7 +47,7 @@ export class InkSession {
   constructor(
     private readonly getClient: () => Promise<LanguageClient>,
     readonly channel: vscode.OutputChannel,
-    private readonly onTurnEnd: () => void,
+    private readonly onTurnEnd: (result?: SessionPromptResult) => void,
     private readonly emit: (event: PanelEvent) => void = () => undefined,
     private readonly onState: () => void = () => undefined,
   ) {
@@ -66,7 +66,7 @@ export class InkSession {
   onUpdate(params: SessionUpdateParams): void {
     const known = this.state.sessionId;
     if (this.state.accepts(params)) {
-      this.emit({ t: 'update', update: params.update, at: Date.now() });
+      this.emit({ t: 'update', update: params.update, at: Date.now(), turnId: params.turnId });
       this.transcript.update(params.update);
       if (known !== this.state.sessionId) {
         this.onState();
@@ -112,7 +112,7 @@ export class InkSession {
         (progress, cancel) => this.run(client, params, progress, cancel),
       );
       this.state.end(result.sessionId);
-      this.onTurnEnd();
+      this.onTurnEnd(result);
       this.emit({ t: 'result', result });
       this.onState();
       this.transcript.result(result);

@@ -150,6 +150,16 @@ test('edit labels name their call; a rejection reason reaches the model; settles
   assert.equal(formatElapsed(65_000), '1 m 05 s');
 });
 
+test('each prompt learns its turn number from the first update of its turn', () => {
+  const c = new Conversation();
+  c.apply({ t: 'prompt', text: 'one', chips: [] });
+  c.apply({ t: 'update', turnId: 't1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } } });
+  c.apply({ t: 'update', turnId: 't1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '!' } } });
+  c.apply({ t: 'prompt', text: 'two', chips: [] });
+  c.apply({ t: 'update', turnId: 't4', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'ok' } } });
+  assert.deepEqual(c.promptTurns, [1, 4]);
+});
+
 test('reasoning becomes one collapsed Thinking entry before the call and the answer', () => {
   const c = new Conversation();
   c.apply({ t: 'prompt', text: 'what do the notes say?', chips: [] });

@@ -249,6 +249,13 @@ document.addEventListener('click', (ev) => {
       }
       return;
     }
+    case 'rewind': {
+      // the prompt's place among the prompts shown; the extension knows its turn number
+      const prompts = Array.from(document.querySelectorAll('.entry.user'));
+      const entry = target.closest('.entry.user');
+      vscode.postMessage({ t: 'rewind', prompt: entry === null ? -1 : prompts.indexOf(entry) });
+      return;
+    }
     case 'answer': {
       const box = target.closest('.approval');
       const reason = box?.querySelector<HTMLInputElement>('input.reason')?.value ?? '';

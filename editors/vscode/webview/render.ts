@@ -168,6 +168,7 @@ export class EntryRenderer {
     switch (entry.type) {
       case 'user':
         return h('div', { class: 'entry user' },
+          h('button', { type: 'button', class: 'user-rewind', 'data-action': 'rewind', title: 'Rewind to here: files and conversation as just before this prompt' }, icon('discard')),
           h('div', { class: 'user-text' }, entry.text),
           entry.chips.length === 0 ? undefined : h('div', { class: 'chips' }, ...entry.chips.map((c) => chipButton(c, false))));
       case 'tool':

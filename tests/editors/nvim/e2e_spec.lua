@@ -211,7 +211,7 @@ H.case('command approved with vim.ui.select: it runs', function()
 end)
 
 H.case('command rejected with vim.ui.select: it does not run', function()
-  approval_keys = '3<CR>' -- "Reject"
+  approval_keys = '4<CR>' -- "Reject" (after "Always in this project", offered for commands)
   local result = ask('[case:cmd-reject] create never.txt')
   H.eq('end_turn', result.stopReason)
   H.eq(nil, vim.uv.fs_stat(ws .. '/never.txt'), 'never.txt')

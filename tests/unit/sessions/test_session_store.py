@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,12 @@ from ink_ls.core.messages import (
     ToolResultEntry,
     ToolResultMessage,
     UserMessage,
+    text_of,
     user_text,
 )
 from ink_ls.sessions.store import (
     INTERRUPTED,
     InvalidSessionIdError,
-    SessionError,
     SessionExistsError,
     SessionNotFoundError,
     SessionStore,
@@ -124,13 +125,65 @@ def test_a_torn_last_line_is_dropped_and_appends_continue_cleanly(store: Session
     assert store.open("s-1").messages == [user_text("hello"), AssistantMessage(text="hi")]
 
 
-def test_damage_before_the_last_line_is_an_error_naming_the_line(store: SessionStore) -> None:
+def test_a_damaged_line_is_skipped_with_a_warning_and_the_rest_loads(
+    store: SessionStore, caplog: pytest.LogCaptureFixture
+) -> None:
     session = store.create("s-1")
+    session.append(user_text("before"))
     with open(session.path, "a") as fh:
         fh.write("not json\n")
+        fh.write('{"type":"message","message":{"role":"martian"}}\n')
+        fh.write("[1, 2]\n")
     session.append(user_text("after"))
-    with pytest.raises(SessionError, match=r'^session "s-1" is damaged at line 2 of '):
-        store.open("s-1")
+    with caplog.at_level(logging.WARNING):
+        loaded = store.open("s-1")
+    assert loaded.messages == [user_text("before"), user_text("after")]
+    assert [w.split(" of ")[0] for w in loaded.warnings] == [
+        'session "s-1": line 3',
+        'session "s-1": line 4',
+        'session "s-1": line 5',
+    ]
+    assert (
+        "is damaged (JSONDecodeError) and was skipped; the rest of the session is loaded"
+        in (loaded.warnings[0])
+    )
+    assert loaded.warnings[0] in caplog.text
+    assert [i.id for i in store.list()] == ["s-1"]
+
+
+def test_a_lost_tool_result_is_replaced_so_the_history_stays_valid(store: SessionStore) -> None:
+    session = store.create("s-1")
+    session.append(user_text("go"))
+    session.append(
+        AssistantMessage(text="", tool_calls=[ToolCall(id="c1", name="ls", arguments="{}")])
+    )
+    lines = session.path.read_bytes().split(b"\n")
+    session.append(
+        ToolResultMessage(results=[ToolResultEntry(tool_call_id="c1", tool_name="ls", content=[])])
+    )
+    session.append(AssistantMessage(text="done"))
+    damaged = session.path.read_bytes().split(b"\n")
+    damaged[len(lines) - 1] = b'{"type":"message","message":{"role":"toolResult","results":[{'
+    session.path.write_bytes(b"\n".join(damaged))
+    loaded = store.open("s-1")
+    assert [m.role for m in loaded.messages] == ["user", "assistant", "toolResult", "assistant"]
+    result = loaded.messages[2]
+    assert isinstance(result, ToolResultMessage)
+    assert result.results[0].tool_call_id == "c1" and result.results[0].is_error
+    assert "damaged" in text_of(result.results[0].content)
+    assert any("1 tool result(s) were lost" in w for w in loaded.warnings)
+
+
+def test_line_separators_inside_a_message_keep_the_session_whole(store: SessionStore) -> None:
+    said = "one\u2028two\u2029three\x85four\x0cfive\x1cend"
+    session = store.create("s-1")
+    session.append(user_text(said))
+    session.append(AssistantMessage(text=said))
+    loaded = store.open("s-1")
+    assert loaded.warnings == []
+    assert loaded.messages == [user_text(said), AssistantMessage(text=said)]
+    [info] = store.list()
+    assert info.message_count == 2
 
 
 def test_unknown_and_invalid_ids(store: SessionStore) -> None:
@@ -220,8 +273,9 @@ def test_a_compaction_that_does_not_fit_is_damage(store: SessionStore) -> None:
     session.append(user_text("hi"))
     with open(session.path, "a") as fh:
         fh.write(json.dumps({"type": "compaction", "summary": "s", "kept": 5}) + "\n")
-    with pytest.raises(SessionError, match="damaged at line 3"):
-        store.open("bad")
+    loaded = store.open("bad")
+    assert loaded.messages == [user_text("hi")] and loaded.compactions == 0
+    assert "line 3" in loaded.warnings[0] and "(ValueError)" in loaded.warnings[0]
 
 
 def test_ids_created_in_a_burst_never_collide(tmp_path: Path) -> None:

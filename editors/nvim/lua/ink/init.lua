@@ -204,6 +204,18 @@ function M.sessions(on_done)
   end)
 end
 
+--- Picks a turn of the current session and rewinds files and conversation to before it.
+---@param on_done? fun(err: table?, result: table?)
+function M.rewind(on_done)
+  require('ink.rewind').rewind(on_done)
+end
+
+--- The session's (or a picked turn's) changes as a quickfix list of hunks.
+---@param on_done? fun(err: table?, items: table[]?)
+function M.review(on_done)
+  require('ink.rewind').review(on_done)
+end
+
 --- Opens the transcript, or with "server" the LSP log (ink-ls stderr lands there).
 ---@param what? string
 function M.log(what)

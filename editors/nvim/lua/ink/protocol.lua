@@ -13,6 +13,9 @@ M.methods = {
   session_close = 'ink/session/close',
   session_compact = 'ink/session/compact',
   session_load = 'ink/session/load',
+  session_checkpoints = 'ink/session/checkpoints',
+  session_rewind = 'ink/session/rewind',
+  session_changes = 'ink/session/changes',
   tools = 'ink/tools',
   mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
@@ -88,6 +91,8 @@ M.errors = {
   session_busy = -32002,
   shutting_down = -32004,
   compaction_failed = -32005,
+  rewind_failed = -32006,
+  rewind_cancelled = -32007,
 }
 
 M.REPLAY_TURN = 'replay'
@@ -98,6 +103,37 @@ M.PROGRESS_TITLE = 'Ink'
 ---@field content ink.TextContent
 
 ---@alias ink.ApprovalOptionId 'allow_once'|'allow_always'|'allow_project'|'reject_once'
+
+--- A changed file with its text before (null: it did not exist) and after (null: deleted;
+--- for the whole session, the disk now). `binary`: not text, no texts given.
+---@class ink.ChangedFile
+---@field path string
+---@field status 'added'|'modified'|'deleted'
+---@field before? string
+---@field after? string
+---@field binary? boolean
+
+--- One entry: a turn (its prompt) or a rewind; `turn` is its 1-based number (turn id
+--- `t<turn>` for a turn). Rewinding to it restores the state just before it.
+---@class ink.Checkpoint
+---@field turn integer
+---@field kind 'turn'|'rewind'
+---@field prompt string
+---@field createdAt string
+---@field rewound boolean
+---@field files ink.CheckpointFile[]
+---@field noChanges boolean
+---@field to? integer
+---@field restore? 'files'|'conversation'|'both'
+---@field notRestorable? table<string, string>
+---@field conflicts? string[]
+
+--- A file an entry changed; `added`/`removed` are line counts (absent when binary).
+---@class ink.CheckpointFile
+---@field path string
+---@field status 'added'|'modified'|'deleted'
+---@field added? integer
+---@field removed? integer
 
 --- The conversation is being compacted (`phase: start`), was (`end`) or could not be.
 ---@class ink.CompactionUpdate
@@ -200,6 +236,19 @@ M.PROGRESS_TITLE = 'Ink'
 ---@class ink.SessionCancelParams
 ---@field sessionId string
 
+---@class ink.SessionChangesParams
+---@field sessionId string
+---@field turn? integer
+
+---@class ink.SessionChangesResult
+---@field files ink.ChangedFile[]
+
+---@class ink.SessionCheckpointsParams
+---@field sessionId string
+
+---@class ink.SessionCheckpointsResult
+---@field checkpoints ink.Checkpoint[]
+
 ---@class ink.SessionCloseParams
 ---@field sessionId string
 ---@field delete? boolean
@@ -249,6 +298,18 @@ M.PROGRESS_TITLE = 'Ink'
 ---@field stopReason ink.StopReason
 ---@field text string
 ---@field error? string
+
+---@class ink.SessionRewindParams
+---@field sessionId string
+---@field turn integer
+---@field restore? 'files'|'conversation'|'both'
+---@field force? boolean
+
+--- The rewind's own entry (rewind to its `turn` to undo it) and what it did.
+---@class ink.SessionRewindResult
+---@field checkpoint ink.Checkpoint
+---@field restored string[]
+---@field kept string[]
 
 ---@alias ink.SessionUpdate ink.AgentMessageChunk|ink.ThinkingChunk|ink.UserMessageChunk|ink.ToolCallRegistered|ink.ToolCallUpdate|ink.UsageUpdate|ink.CompactionUpdate|ink.InstructionsLoadedUpdate|ink.ErrorUpdate|ink.WarningUpdate|ink.TurnEndUpdate
 
