@@ -31,6 +31,7 @@ from ink_ls.tools import _output
 from ink_ls.tools._procfs import (
     ProcInfo,
     enable_subreaper,
+    exiting,
     has_tag,
     is_alive,
     proc_info,
@@ -247,10 +248,13 @@ def _strays(
     ]
     # An escapee of another call running at the same time is that call's, not a stray.
     others = [t for t in tracked() if t not in trees]
+    # A dying member (a SIGKILLed escapee's child, re-parented to us) has lost its tag: it is
+    # ending anyway, so it is not reported as a process we could not attribute.
     return [
         p.pid
         for p in candidates
         if not any(t._matches(p) or has_tag(p.pid, t.env_entry) for t in others)
+        and not exiting(p.pid)
     ]
 
 
