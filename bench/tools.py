@@ -1,6 +1,6 @@
 """Benchmarks of the read, bash and grep tools and of bash cancellation, run on demand.
 
-`.venv/bin/python bench/tools.py [cancel|grep|bash|read …]` — each figure is printed beside
+`.venv/bin/python bench/tools.py [cancel|grep|seq|bash|read …]` — each figure is printed beside
 a baseline measured in the same run, as a ratio. Time- and memory-sensitive parts run in fresh
 worker processes (peak RSS reset just before the operation). Big files live in a temp dir that
 is deleted at the end.
@@ -180,6 +180,43 @@ def bench_bash(tmp: Path) -> None:
     )
 
 
+SEQ_COMMAND = "seq 1 200000"
+SEQ_ROUNDS = 21
+
+
+def bench_seq(tmp: Path) -> None:
+    """`seq 1 200000` through BashTool against `subprocess` + read, interleaved in-process."""
+    tool = BashTool(log_dir=str(tmp))
+    ctx = ToolContext("bench", tmp)
+
+    def floor() -> float:
+        start = time.perf_counter()
+        done = subprocess.run(["/bin/bash", "-c", SEQ_COMMAND], capture_output=True, check=True)
+        assert len(done.stdout) == 1_288_895
+        return time.perf_counter() - start
+
+    async def ours() -> float:
+        start = time.perf_counter()
+        result = await tool.execute(BashParams(command=SEQ_COMMAND), NEVER, ctx)
+        took = time.perf_counter() - start
+        assert not result.is_error and "lines 199501-200000 of 200000" in result.output
+        return took
+
+    async def rounds() -> tuple[list[float], list[float]]:
+        floor(), await ours()  # warm-up
+        floors, tools = [], []
+        for _ in range(SEQ_ROUNDS):
+            floors.append(floor())
+            tools.append(await ours())
+        return floors, tools
+
+    floors, tools = asyncio.run(rounds())
+    base, mine = statistics.median(floors), statistics.median(tools)
+    print(f"\n== bash: {SEQ_COMMAND} (median of {SEQ_ROUNDS} interleaved; target <= 1.5x)")
+    print(f"  {'floor: subprocess.run + read':<44} {base * 1000:9.1f} ms  x 1.00")
+    print(f"  {'BashTool':<44} {mine * 1000:9.1f} ms  x{mine / base:5.2f}")
+
+
 def bench_grep(tmp: Path) -> None:
     from ink_ls.tools._rg import find_rg
     from ink_ls.tools.grep import BASE_FLAGS, GrepParams, GrepTool
@@ -293,8 +330,14 @@ def bench_cancel(tmp: Path) -> None:
 
 
 def main(only: list[str]) -> None:
-    """Run the benchmarks named in `only` (all when empty): cancel, grep, bash, read."""
-    benches = {"cancel": bench_cancel, "grep": bench_grep, "bash": bench_bash, "read": bench_read}
+    """Run the benchmarks named in `only` (all when empty): cancel, grep, seq, bash, read."""
+    benches = {
+        "cancel": bench_cancel,
+        "grep": bench_grep,
+        "seq": bench_seq,
+        "bash": bench_bash,
+        "read": bench_read,
+    }
     tmp = Path(tempfile.mkdtemp(prefix="ink-bench-"))
     started = time.monotonic()
     try:

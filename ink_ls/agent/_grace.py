@@ -1,6 +1,7 @@
 """Cancellation of running calls: after a cancel, the calls still running share one grace
-deadline; those still running then are abandoned (their work asked to stop, their budget
-slot given back, a late result dropped by the scheduler). Without a cancel no timer runs."""
+deadline; those still running then are abandoned (their work asked to stop, a late result
+dropped by the scheduler). An abandoned call keeps its budget slot until its task has really
+ended: its process may still be running. Without a cancel no timer runs."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ class Slot:
             self.released = True
             if self.budget is not None:
                 self.budget.release()
+
+    def release_when_done(self, task: asyncio.Task[None]) -> None:
+        """Done-callback of an abandoned call's task: only now is its slot free again."""
+        self.release()
 
 
 class Grace:
@@ -66,6 +71,8 @@ class Grace:
         now = self.clock.now()
         running, self.running = self.running, {}
         for i, slot in running.items():
-            slot.release()  # the process budget moves on without the abandoned call
             self._on_expire(i, slot, (now - slot.started) * 1000.0)
             slot.task.cancel()  # its result is dropped; still try to stop the abandoned work
+            # The slot stays held until the work is gone (a bash call returns only once its
+            # processes are reaped): freeing it now let a budget of 8 run 9 commands at once.
+            slot.task.add_done_callback(slot.release_when_done)

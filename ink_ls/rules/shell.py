@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import posixpath
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+if TYPE_CHECKING:  # imported when the first command is parsed: not on the start-up path
+    from tree_sitter import Node, Parser
 
 Word = str | None
 """A word after quote removal; None when it depends on an expansion."""
@@ -76,6 +77,9 @@ class ParsedCommand:
 
 @functools.cache
 def _parser() -> Parser:
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
     return Parser(Language(tree_sitter_bash.language()))
 
 

@@ -13,11 +13,13 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from ink_ls.core.settings_files import RuleEntry, RuleKind, SettingsSource
 from ink_ls.rules.shell import Word
+
+if TYPE_CHECKING:  # imported when the first path rule is compiled: not on the start-up path
+    import pathspec
 
 TOOL_NAMES = {
     "bash": "bash",
@@ -144,6 +146,8 @@ def _path_pattern(spec: str, cwd: Path) -> PathPattern:
         base, pattern = cwd, spec  # `/x` anchored, `x` anywhere below (gitignore)
     if not pattern.strip("/"):
         pattern = "**"
+    import pathspec
+
     return PathPattern(base, pathspec.GitIgnoreSpec.from_lines([pattern]), spec)
 
 

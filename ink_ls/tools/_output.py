@@ -1,8 +1,9 @@
 """Command output with bounded memory: per-stream capture, the tail preview, the full-output log.
 
-Each stream keeps a rolling 256 KiB tail in memory and its first 10 MiB in an anonymous spool
-file, and counts every byte and line. Must not: hold more than that per stream, decide "was
-it cut" from buffer sizes instead of totals, or name a log file that was not fully written.
+Each stream keeps a rolling 64 KiB tail in memory (what the preview can show) and its first
+10 MiB in an anonymous spool file, and counts every byte and line. Must not: hold more than
+that per stream, decide "was it cut" from buffer sizes instead of totals, or name a log file
+that was not fully written.
 
 Full-output logs live in one directory per process, `$TMPDIR/ink-ls-<pid>-<random>/` (mode
 0700), removed when the process exits (normally or on SIGTERM/SIGINT/SIGHUP); the directories
@@ -24,10 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-TAIL_BYTES = 256 * 1024
 LOG_BYTES = 10 * 1024 * 1024
 MAX_LINES = 500
 MAX_BYTES = 50 * 1024
+PREVIEW_WINDOW = MAX_BYTES + 16
+"""Raw bytes the preview decodes: the most it can show, plus room for a character that the
+window's start cut (its stray bytes decode to at most 9 bytes at the very front)."""
+TAIL_BYTES = 64 * 1024
+"""Bytes of a stream kept in memory (at most twice that between trims): the preview's window."""
 MAX_LOGS = 100
 """Full-output logs kept per process in the default log directory; older ones are deleted."""
 LOG_DIR_PREFIX = "ink-ls-"
@@ -145,7 +150,7 @@ class StreamCapture:
             self._tail[:] = view[n - TAIL_BYTES :]
         else:
             self._tail += view
-            if len(self._tail) > 2 * TAIL_BYTES:  # trim rarely: one memmove per 256 KiB
+            if len(self._tail) > 2 * TAIL_BYTES:  # trim rarely: one memmove per 64 KiB
                 del self._tail[: len(self._tail) - TAIL_BYTES]
         self.total_bytes += n
         self.newlines += count
@@ -204,9 +209,14 @@ class StreamCapture:
         """
         tail = self._tail
         total = self.total_lines
-        whole = len(tail) == self.total_bytes  # nothing was dropped from the front
-        lines = tail[: _content_end(tail)].decode("utf-8", errors="replace").split("\n")
-        # A tail that lost its front starts inside a line: that line is never shown whole.
+        end = _content_end(tail)
+        # Only the last PREVIEW_WINDOW bytes can be shown: a decoded byte is never shorter
+        # than the raw one, so a line reaching back before them is over 50 KiB with what
+        # follows it. Decoding and splitting just them keeps the cost flat in the tail size.
+        start = max(end - PREVIEW_WINDOW, 0)
+        whole = start == 0 and len(tail) == self.total_bytes  # nothing dropped from the front
+        lines = tail[start:end].decode("utf-8", errors="replace").split("\n")
+        # A window that lost its front starts inside a line: that line is never shown whole.
         candidates = lines if whole else lines[1:]
         size, taken = 0, 0
         for line in reversed(candidates):

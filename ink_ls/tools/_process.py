@@ -31,6 +31,7 @@ from ink_ls.tools import _output
 from ink_ls.tools._procfs import (
     ProcInfo,
     enable_subreaper,
+    exiting,
     has_tag,
     is_alive,
     proc_info,
@@ -247,10 +248,13 @@ def _strays(
     ]
     # An escapee of another call running at the same time is that call's, not a stray.
     others = [t for t in tracked() if t not in trees]
+    # A dying member (a SIGKILLed escapee's child, re-parented to us) has lost its tag: it is
+    # ending anyway, so it is not reported as a process we could not attribute.
     return [
         p.pid
         for p in candidates
         if not any(t._matches(p) or has_tag(p.pid, t.env_entry) for t in others)
+        and not exiting(p.pid)
     ]
 
 
@@ -283,6 +287,22 @@ def remember(tree: ProcessTree) -> None:
         for pid in owner:
             if not procs[pid].zombie:
                 tree.known[pid] = procs[pid].start
+
+
+def settle(tree: ProcessTree) -> None:
+    """After a call's leader was reaped: one /proc scan records the members still running
+    (so later escapees are recognised) and forgets the tree when none is (`prune_tracked`
+    then has nothing to scan for it at the next spawn)."""
+    procs = snapshot()
+    if procs is None:
+        return
+    owner = members([tree], procs)
+    _reap(owner, procs)
+    live = [pid for pid in owner if not procs[pid].zombie]
+    for pid in live:
+        tree.known[pid] = procs[pid].start
+    if tree.leader_reaped and not live:
+        untrack(tree)
 
 
 def track(tree: ProcessTree) -> None:

@@ -103,6 +103,16 @@ def has_tag(pid: int, tag: bytes) -> bool:
         return False
 
 
+def exiting(pid: int) -> bool:
+    """True when the process has no address space left (it is dying): its environment then
+    reads as empty, so the tag cannot tell whose it was."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return fh.read().split(b" ", 1)[0] == b"0"
+    except OSError:
+        return True  # already gone
+
+
 def subreaper_enabled() -> bool:
     """Whether `enable_subreaper` succeeded (orphans of our descendants come back to us)."""
     return bool(_subreaper)

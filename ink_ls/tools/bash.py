@@ -12,7 +12,7 @@ import math
 import os
 import signal as signals
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -67,6 +67,9 @@ EXIT_CAP_SECONDS = 2.0
 """After the shell exits, the wait for pipes held open by background children ends by then."""
 STOP_GRACE_SECONDS = 0.25
 """How long a stop waits for SIGKILLed processes to die before reporting them as survivors."""
+REAP_SECONDS = 30.0
+"""After a stop, how long the call waits for SIGKILLed processes to be gone before it returns:
+its budget slot is held until then (an unkillable process in D state must not hang the call)."""
 REMEMBER_SECONDS = 0.5
 """How often a running call records its members (to know escapees that drop tag and group)."""
 READ_SIZE = 1 << 20
@@ -278,6 +281,8 @@ class _Call:
         self.open_fds = set(self.pipes)
         self.buf = bytearray(READ_SIZE)
         self.done: asyncio.Future[None] = self.loop.create_future()
+        self.reaped: asyncio.Future[None] = self.loop.create_future()
+        """Set once the waiter thread has reaped the leader."""
         self.status: int | None = None
         self.exited = False
         self.stopped: Stop | None = None
@@ -310,6 +315,8 @@ class _Call:
 
     def _exited(self, status: int | None) -> None:
         self.exited, self.status = True, status
+        if not self.reaped.done():
+            self.reaped.set_result(None)
         if not self._maybe_done():
             self._arm("quiet", QUIET_SECONDS)
             self._arm("cap", EXIT_CAP_SECONDS)
@@ -366,19 +373,35 @@ class _Call:
             for fd in list(self.open_fds):
                 self._close_pipe(fd)
             if self.kill_report is not None:
-                await self._verify_stopped()
+                await _uncancellable(self._verify_stopped())
             else:
-                _process.remember(self.tree)
+                _process.settle(self.tree)
 
     async def _verify_stopped(self) -> None:
+        """Wait until what was killed is gone and the leader reaped, then note what is not.
+
+        Processes the kill reached are waited for up to `REAP_SECONDS` (they die, only slowly
+        on a loaded machine); those it could not signal only for `STOP_GRACE_SECONDS`.
+        """
         report = self.kill_report
         assert report is not None
-        deadline = self.loop.time() + STOP_GRACE_SECONDS
+        start = self.loop.time()
         while True:
-            await _wait_ended(report.signalled, deadline - self.loop.time())
+            await _wait_ended(report.signalled, start + STOP_GRACE_SECONDS - self.loop.time())
             alive = _process.survivors([self.tree], report)
-            if not alive or self.loop.time() >= deadline:
+            if not alive or self.loop.time() >= start + STOP_GRACE_SECONDS:
                 break
+        while self.loop.time() < start + REAP_SECONDS:
+            dying = [p for p in alive if p not in report.failed]
+            if not dying and self.reaped.done():
+                break
+            left = start + REAP_SECONDS - self.loop.time()
+            await asyncio.wait(
+                [asyncio.ensure_future(_wait_ended(dying, left)), self.reaped],
+                timeout=left,
+                return_when=asyncio.ALL_COMPLETED,
+            )
+            alive = _process.survivors([self.tree], report)
         self.kill_note = _process.finish_report(report, alive).note()
 
     def _close_pipe(self, fd: int) -> None:
@@ -404,6 +427,23 @@ class _Call:
         if self.status is None or not os.WIFEXITED(self.status):
             return "command ended without an exit status"
         return None
+
+
+async def _uncancellable(work: Coroutine[Any, Any, None]) -> None:
+    """Run `work` to its end even if our task is cancelled meanwhile (then re-raise): the
+    call's budget slot is freed when the task ends, so it must not end before the reap."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                break
+            cancelled = True
+    task.result()
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 async def _wait_ended(pids: Iterable[int], timeout: float) -> None:

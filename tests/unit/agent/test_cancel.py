@@ -202,7 +202,26 @@ async def test_the_process_budget_slot_of_an_abandoned_call_is_given_back() -> N
     ctrl.cancel()
     await pass_grace(env)
     await asyncio.wait_for(task, 30)
-    assert budget.in_use == 0
+    await until(lambda: budget.in_use == 0)  # once the cancelled task has really ended
+    assert "asyncio-cancelled:h" in board.log
+
+
+async def test_an_abandoned_call_holds_its_slot_until_its_work_has_ended() -> None:
+    late = asyncio.Event()
+    board, rec = Board(ignore_cancel={"h"}, late={"h": late}), Recorder()
+    budget = ConcurrencyBudget(1)
+    ctrl = CancelController()
+    env = make_env(board, rec, budget=budget)
+    task = asyncio.ensure_future(run_batch([call("read", "h")], env, ctrl.signal))
+    await board.wait_started("h")
+    ctrl.cancel()
+    await pass_grace(env)
+    results = await asyncio.wait_for(task, 30)
+    assert texts(results) == [ABANDONED.format("read")]  # the user gets the turn back at once
+    await until(lambda: "asyncio-cancelled:h" in board.log)
+    assert budget.in_use == 1 and not budget.try_acquire()  # its work still runs: slot held
+    late.set()
+    await until(lambda: budget.in_use == 0)
 
 
 async def test_a_tool_that_obeys_the_signal_ends_the_batch_without_waiting_for_grace() -> None:

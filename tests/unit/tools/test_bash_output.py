@@ -15,13 +15,16 @@ from hypothesis import strategies as st
 
 from ink_ls.core.signal import NEVER
 from ink_ls.core.tool import ToolContext
+from ink_ls.tools import _process
 from ink_ls.tools._output import (
     MAX_BYTES,
+    MAX_LINES,
     TAIL_BYTES,
     StreamCapture,
     format_output,
     write_log,
 )
+from ink_ls.tools._procfs import ProcInfo
 from ink_ls.tools.bash import BashParams, BashTool
 
 TEXT = "héllo wörld — ünïcødé 日本語 😀 ok\n" * 3  # 1-, 2-, 3- and 4-byte characters
@@ -60,7 +63,7 @@ def test_cut_start_never_splits_a_character(size: int) -> None:
 def test_cut_decided_from_totals_not_from_the_tail() -> None:
     capture = StreamCapture("stdout")
     block = b"x" * 1023 + b"\n"
-    for _ in range(2048):  # 2 MiB: the tail keeps only the last 256-512 KiB
+    for _ in range(2048):  # 2 MiB: the tail keeps only the last 64-128 KiB
         capture.feed(block)
     preview = capture.preview()
     assert capture.total_lines == 2048
@@ -172,3 +175,75 @@ def test_log_dirs_of_dead_processes_are_removed_and_logs_capped(
     finally:
         _output.remove_log_dir()
     assert not mine.exists()
+
+
+def whole_stream_preview(data: bytes) -> tuple[str, int, str | None]:
+    """What the preview must show, computed from the whole stream at once (the reference)."""
+    body = data[:-1] if data.endswith(b"\n") else data
+    lines = body.decode("utf-8", errors="replace").split("\n")
+    size, taken = 0, 0
+    for line in reversed(lines):
+        add = len(line.encode()) + (1 if taken else 0)
+        if taken == MAX_LINES or size + add > MAX_BYTES:
+            break
+        size, taken = size + add, taken + 1
+    if taken == len(lines):
+        return "\n".join(lines), 1, None
+    if taken == 0:
+        last = lines[-1].encode()
+        start = max(len(last) - MAX_BYTES, 0)
+        while start < len(last) and (last[start] & 0xC0) == 0x80:
+            start += 1
+        return last[start:].decode(), len(lines), "bytes"
+    cut_by = "lines" if taken == MAX_LINES else "bytes"
+    return "\n".join(lines[-taken:]), len(lines) - taken + 1, cut_by
+
+
+LINE_PIECES = st.sampled_from(
+    [b"a", b"\xc3\xa9", "日".encode(), "😀".encode(), b"\xff", b"\xe6\x97", b"x" * 997]
+)
+
+
+@given(
+    st.lists(
+        st.tuples(st.lists(LINE_PIECES, max_size=80), st.integers(min_value=1, max_value=60)),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(min_value=1, max_value=70_000),
+    st.booleans(),
+)
+def test_the_preview_of_the_tail_window_is_that_of_the_whole_stream(
+    lines: list[tuple[list[bytes], int]], chunk: int, newline_at_end: bool
+) -> None:
+    # Lines from a few bytes to ~80 KB (repeated pieces), multi-byte and invalid UTF-8: far
+    # more than the 64 KiB kept in memory, with cuts falling inside characters and lines.
+    data = b"\n".join(b"".join(pieces) * times for pieces, times in lines)
+    data += b"\n" if newline_at_end else b""
+    capture = fed(data, chunk)
+    preview = capture.preview()
+    capture.close()
+    assert (preview.text, preview.first_line, preview.cut_by) == whole_stream_preview(data)
+    assert len(capture._tail) <= 2 * TAIL_BYTES
+
+
+async def test_a_finished_command_scans_the_processes_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans: list[int] = []
+    real = _process.snapshot
+
+    def counted() -> dict[int, ProcInfo] | None:
+        scans.append(1)
+        return real()
+
+    monkeypatch.setattr(_process, "snapshot", counted)
+    before = set(map(id, _process.tracked()))
+    tool = BashTool(log_dir=str(tmp_path))
+    for _ in range(3):
+        result = await tool.execute(
+            BashParams(command="seq 1 200000"), NEVER, ToolContext("c", tmp_path)
+        )
+        assert "[stdout: showing lines 199501-200000 of 200000 (500 line limit)." in result.output
+    assert len(scans) == 3  # one per call: none left for the next spawn to prune
+    assert set(map(id, _process.tracked())) == before  # each call's tree was forgotten

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ink_ls.tools import _procfs
 from tests.unit.tools.proc_checks import running
 
 REPO = Path(__file__).resolve().parents[3]
@@ -144,3 +145,18 @@ def test_sigterm_during_spawn_leaves_no_process(tmp_path: Path) -> None:
         for pid in _sleepers(marker):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_dying_process_is_told_apart_from_a_running_one() -> None:
+    # A zombie has lost its address space as a SIGKILLed process does before it is reaped:
+    # its environment (the tag) can no longer be read, so it must not be called a stray.
+    child = subprocess.Popen(["sleep", "60"])
+    try:
+        assert not _procfs.exiting(child.pid)
+        child.kill()
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # a zombie, not reaped
+        assert _procfs.exiting(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert _procfs.exiting(child.pid)  # gone

@@ -1,0 +1,152 @@
+"""Long-session benchmark, run on demand: `.venv/bin/python bench/scale.py [--turns 500]`.
+
+One `ink-ls --stdio` server, a scripted loopback model (each turn: a `read` call, then an
+answer) and one session of N turns. Near its end a fresh session runs alongside, its turns
+alternating with the long one's, so machine load hits both alike. Our own time per turn is the
+prompt's round trip minus the time the model server spent on the turn's requests (reading and
+parsing the body, answering). Prints medians of turns 5-15 and N-10..N of the long session, of
+turns 5-15 of the fresh one, the ratio, and the size of the last request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.acp import LspClient, server_env  # noqa: E402
+from tests.fakes.model_server import FakeModelServer, Reply, text, tool  # noqa: E402
+
+
+class TimedModel:
+    """The scripted model, timing its own work per request."""
+
+    def __init__(self, srv: FakeModelServer) -> None:
+        self.lock = threading.Lock()
+        self.seconds: list[float] = []
+        self.sizes: list[int] = []
+        srv.default = self.answer
+        base = srv._httpd.RequestHandlerClass
+        model = self
+
+        class Timed(base):  # type: ignore[valid-type,misc]
+            def do_POST(self) -> None:
+                start = time.perf_counter()
+                super().do_POST()
+                with model.lock:
+                    model.seconds.append(time.perf_counter() - start)
+                    model.sizes.append(int(self.headers.get("Content-Length") or 0))
+
+        srv._httpd.RequestHandlerClass = Timed
+
+    @staticmethod
+    def answer(payload: dict[str, Any]) -> Reply:
+        last = payload["messages"][-1]
+        return text("ok") if last["role"] == "tool" else tool("read", {"path": "README.md"})
+
+    def spent(self, since: int) -> float:
+        with self.lock:
+            return sum(self.seconds[since:])
+
+    def count(self) -> int:
+        with self.lock:
+            return len(self.seconds)
+
+
+class Session:
+    """One session's turns through `ink/session/prompt`, with our own time per turn."""
+
+    def __init__(self, lsp: LspClient, model: TimedModel) -> None:
+        self.lsp, self.model = lsp, model
+        self.id: str | None = None
+        self.ours: list[float] = []
+        self.last_size = 0
+        """Bytes of the last model request of the last turn."""
+
+    async def turn(self) -> None:
+        params: dict[str, Any] = {"prompt": "read README.md"}
+        if self.id:
+            params["sessionId"] = self.id
+        mark = self.model.count()
+        start = time.perf_counter()
+        answer = await self.lsp.request("ink/session/prompt", params)
+        wall = time.perf_counter() - start
+        assert answer["stopReason"] == "end_turn", answer
+        self.id = answer["sessionId"]
+        self.ours.append(wall - self.model.spent(mark))
+        self.last_size = self.model.sizes[-1]
+
+
+def median_ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000.0
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=500)
+    opts = parser.parse_args()
+    n = opts.turns
+    with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as srv:
+        model = TimedModel(srv)
+        ws = Path(tmp) / "ws"
+        ws.mkdir()
+        (ws / "README.md").write_text("# Bench\n\n" + "A line of the readme.\n" * 20)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "ink_ls",
+            "--stdio",
+            "--log-level",
+            "warning",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            cwd=ws,
+            env=server_env(srv.base_url, Path(tmp) / "state"),
+        )
+        lsp = LspClient(proc)
+        options = {"model": {"model": "bench", "contextWindow": 8_000_000}, "approval": "auto"}
+        await lsp.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": ws.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"ink": options},
+            },
+        )
+        lsp.notify("initialized", {})
+        long, fresh = Session(lsp, model), Session(lsp, model)
+        started = time.perf_counter()
+        for i in range(n):
+            await long.turn()
+            if i >= n - 16:  # the fresh session's 16 turns alternate with the long one's last
+                await fresh.turn()
+        total = time.perf_counter() - started
+        await lsp.request("shutdown", None)
+        lsp.notify("exit", None)
+        await proc.wait()
+    early, late, alongside = long.ours[4:15], long.ours[n - 11 :], fresh.ours[4:15]
+    print(f"{n}-turn session (a read call and an answer per turn), our own time per turn:")
+    print(f"  long session, turns 5-15            {median_ms(early):7.1f} ms")
+    print(f"  fresh session alongside, turns 5-15 {median_ms(alongside):7.1f} ms   1.00x")
+    label = f"long session, turns {n - 10}-{n}"
+    ratio = statistics.median(late) / statistics.median(alongside)
+    print(f"  {label:35} {median_ms(late):7.1f} ms   {ratio:.2f}x (target <= 1.5x)")
+    print(
+        f"  long session's last request body {long.last_size / 1024:.0f} KiB; total {total:.0f} s"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,98 @@
+"""Start-up stays light: `ink-ls --stdio` answers `initialize` (and shuts down) without
+importing the heavy libraries only later requests need. Read from the real server's
+`python -X importtime` log, so a new eager import anywhere on the path fails here."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+FORBIDDEN = (
+    "pydantic_settings",
+    "rich",
+    "httpx",
+    "httpcore",
+    "h2",
+    "anyio",
+    "mcp",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "pathspec",
+    "jsonschema",
+    "ink_ls.protocol.codegen",
+)
+"""Top-level packages (and their submodules) that must not load before the first prompt."""
+
+
+def frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def send(proc: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(frame(message))
+    proc.stdin.flush()
+
+
+def request(proc: subprocess.Popen[bytes], id: int, method: str, params: object) -> Any:
+    """Send a request and read frames until its answer (the test's deadline bounds it)."""
+    send(proc, {"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    assert proc.stdout is not None
+    while True:
+        header = b""
+        while not header.endswith(b"\r\n\r\n"):
+            byte = proc.stdout.read(1)
+            assert byte, "the server closed its output"
+            header += byte
+        length = int(header.split(b":")[1].split(b"\r")[0])
+        message = json.loads(proc.stdout.read(length))
+        if message.get("id") == id and "method" not in message:
+            return message
+
+
+def imported_modules(stderr: str) -> set[str]:
+    """Every module named in an `-X importtime` log."""
+    names = set()
+    for line in stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "imported package":
+                names.add(name)
+    return names
+
+
+def test_initialize_imports_no_heavy_module(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+    env["INK_STATE_DIR"] = str(tmp_path / "state")
+    log = tmp_path / "stderr.log"  # a file, not a pipe: the import log must never block it
+    with log.open("wb") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "ink_ls", "--stdio"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log_file,
+            env=env,
+            cwd=tmp_path,
+        )
+    try:
+        params = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        answer = request(proc, 1, "initialize", params)
+        assert "capabilities" in answer["result"]
+        send(proc, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        assert request(proc, 2, "shutdown", None)["result"] is None
+        proc.communicate(frame({"jsonrpc": "2.0", "method": "exit"}), timeout=60)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    stderr = log.read_text()
+    modules = imported_modules(stderr)
+    assert "pygls.lsp.server" in modules and "ink_ls.server" in modules  # the log is read
+    heavy = sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN))
+    assert heavy == []
