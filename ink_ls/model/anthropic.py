@@ -25,7 +25,7 @@ from ink_ls.core.messages import (
 from ink_ls.model.anthropic_stream import AnthropicParser, reply_from_message
 from ink_ls.model.base import ModelRequest
 from ink_ls.model.convert import image_placeholder
-from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model.dialect import whole_object
 from ink_ls.model.sse import SSEDecoder
 
 NAME: Provider = "anthropic"
@@ -197,12 +197,5 @@ class AnthropicDialect:
 
     def whole_reply(self, raw: bytes, secret: str | None) -> AssistantMessage:
         """A non-streamed Messages response."""
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-            raise ModelProtocolError(
-                f"the model endpoint sent a reply that is not a message: {excerpt(raw, secret)}"
-            )
+        data = whole_object(raw, secret, field="content", what="a message")
         return reply_from_message(data, secret)

@@ -18,6 +18,7 @@ from ink_ls.model.base import (
     ToolCallReady,
 )
 from ink_ls.model.convert import request_body
+from ink_ls.model.dialect import bearer_headers
 from ink_ls.model.errors import ModelProtocolError, excerpt, stream_error
 from ink_ls.model.sse import SSEDecoder, SSEEvent
 
@@ -82,10 +83,7 @@ class ChatDialect:
         return base_url + "/chat/completions"
 
     def headers(self, key: str | None) -> dict[str, str]:
-        headers = {"Accept": "text/event-stream"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
+        return bearer_headers(key)
 
     def body(self, request: ModelRequest, settings: ModelSettings) -> dict[str, object]:
         return request_body(request, settings)

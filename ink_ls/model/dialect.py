@@ -5,11 +5,13 @@ the same way for every provider.
 
 from __future__ import annotations
 
-from typing import Protocol
+import json
+from typing import Any, Protocol
 
 from ink_ls.core.config import ModelSettings, Provider
 from ink_ls.core.messages import AssistantMessage
 from ink_ls.model.base import ModelRequest, StreamItem
+from ink_ls.model.errors import ModelProtocolError, excerpt
 from ink_ls.model.sse import SSEEvent
 
 
@@ -82,3 +84,25 @@ class Dialect(Protocol):
     def whole_reply(self, raw: bytes, secret: str | None) -> AssistantMessage:
         """A reply sent as one JSON document instead of a stream."""
         ...
+
+
+def bearer_headers(key: str | None) -> dict[str, str]:
+    """A streamed request's headers with the key as a bearer token (OpenAI's APIs)."""
+    headers = {"Accept": "text/event-stream"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def whole_object(raw: bytes, secret: str | None, *, field: str, what: str) -> dict[str, Any]:
+    """A non-streamed reply's JSON object, which must hold a list under `field`; else
+    `ModelProtocolError` naming `what` it should have been (the key never shown)."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get(field), list):
+        raise ModelProtocolError(
+            f"the model endpoint sent a reply that is not {what}: {excerpt(raw, secret)}"
+        )
+    return data

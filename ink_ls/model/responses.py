@@ -9,7 +9,6 @@ reasoning item right before the function call it led to, as the API requires.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, assert_never
 
@@ -25,7 +24,7 @@ from ink_ls.core.messages import (
 )
 from ink_ls.model.base import ModelRequest
 from ink_ls.model.convert import image_placeholder
-from ink_ls.model.errors import ModelProtocolError, excerpt
+from ink_ls.model.dialect import bearer_headers, whole_object
 from ink_ls.model.responses_stream import ResponsesParser, reply_from_response
 from ink_ls.model.sse import SSEDecoder
 
@@ -164,10 +163,7 @@ class ResponsesDialect:
         return base_url + "/responses"
 
     def headers(self, key: str | None) -> dict[str, str]:
-        headers = {"Accept": "text/event-stream"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
+        return bearer_headers(key)
 
     def body(self, request: ModelRequest, settings: ModelSettings) -> dict[str, object]:
         return request_body(request, settings)
@@ -180,12 +176,5 @@ class ResponsesDialect:
 
     def whole_reply(self, raw: bytes, secret: str | None) -> AssistantMessage:
         """A non-streamed response object."""
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("output"), list):
-            raise ModelProtocolError(
-                f"the model endpoint sent a reply that is not a response: {excerpt(raw, secret)}"
-            )
+        data = whole_object(raw, secret, field="output", what="a response")
         return reply_from_response(data, secret)
