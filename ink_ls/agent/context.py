@@ -190,6 +190,17 @@ class ConversationContext:
         except CompactionError:
             return False
 
+    def _failed(self, reason: CompactReason, before: int, error: str) -> None:
+        self._emit(
+            CompactionEvent(
+                phase="failed",
+                reason=reason,
+                tokens_before=before,
+                context_window=self.window,
+                error=error,
+            )
+        )
+
     async def compact(
         self,
         history: list[Message],
@@ -219,37 +230,13 @@ class ConversationContext:
                 signal=signal,
             )
         except CompactionError as exc:
-            self._emit(
-                CompactionEvent(
-                    phase="failed",
-                    reason=reason,
-                    tokens_before=before,
-                    context_window=self.window,
-                    error=str(exc),
-                )
-            )
+            self._failed(reason, before, str(exc))
             raise
         except BaseException:
-            self._emit(
-                CompactionEvent(
-                    phase="failed",
-                    reason=reason,
-                    tokens_before=before,
-                    context_window=self.window,
-                    error="cancelled",
-                )
-            )
+            self._failed(reason, before, "cancelled")
             raise
         if result is None:
-            self._emit(
-                CompactionEvent(
-                    phase="failed",
-                    reason=reason,
-                    tokens_before=before,
-                    context_window=self.window,
-                    error="nothing older than the latest turn to summarise",
-                )
-            )
+            self._failed(reason, before, "nothing older than the latest turn to summarise")
             return None
         summarized = len(history) - result.kept
         history[:] = compacted_view(history, result.summary, result.kept)
