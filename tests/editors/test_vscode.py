@@ -27,6 +27,7 @@ import pytest
 
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
+from tests.editors import _vscode_intel as intel
 from tests.editors._procs import kill_tagged
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
@@ -70,6 +71,7 @@ _STEPS: dict[str, list[Reply]] = {
         tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
         tool("bash", {"command": "echo done > json-done.txt"}),
     ],
+    **intel.STEPS,
 }
 
 PANEL_ANSWER = (
@@ -95,6 +97,7 @@ def respond(payload: dict[str, Any]) -> Reply:
     last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user")
     prompt = _content_text(messages[last_user])
     results = [m for m in messages[last_user + 1 :] if m.get("role") == "tool"]
+    intel.note_request(prompt)
     if "[hang]" in prompt:
         return Reply(text="Thinking hard", hang=True)
     for tag, steps in _STEPS.items():
@@ -268,6 +271,7 @@ WORKBENCH_CASES = [
     "panel: Stop ends the running turn; ↑ brings back the last prompt",
     "panel: a past session is resumed after reloading the window",
     "the diagnostics of an edit reach the model (built-in JSON language features)",
+    *intel.CASES,
 ]
 
 
@@ -341,3 +345,4 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     assert "Context: the user is looking at README.md (lines 3-3)" in panel_prompt, json.dumps(
         panel_prompt
     )
+    intel.check(model)

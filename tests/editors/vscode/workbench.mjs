@@ -17,6 +17,7 @@ import {
   userSettingsFile,
   waitForFile,
 } from './harness.mjs';
+import { intelCases } from './intel_cases.mjs';
 import { panelCases } from './panel_cases.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
@@ -272,6 +273,7 @@ test('the diagnostics of an edit reach the model (built-in JSON language feature
 });
 
 panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
+intelCases({ page: () => page, test, workspace });
 
 let failed = 0;
 try {
