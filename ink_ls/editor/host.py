@@ -35,6 +35,7 @@ from ink_ls.editor.replay import replay
 from ink_ls.editor.rules import EditorRules, ask_plan_approval, editor_rules
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
+from ink_ls.editor.slash_commands import commands_result
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import EditorChanges
@@ -42,6 +43,7 @@ from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
+    CommandsResult,
     McpStatusResult,
     SessionChangesParams,
     SessionChangesResult,
@@ -182,6 +184,10 @@ class Host:
                 for t in registry
             ]
         )
+
+    def commands(self) -> CommandsResult:
+        """`ink/commands`: the built-in slash commands and the prompt files (`agent.commands`)."""
+        return commands_result(self.cwd)
 
     async def mcp_status(self) -> McpStatusResult:
         """`ink/mcp/status`: every configured MCP server, started if it may start."""

@@ -11,6 +11,8 @@ from typing import Literal
 
 from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
+    CommandsParams,
+    CommandsResult,
     DiagnosticsChangedParams,
     DiagnosticsParams,
     DiagnosticsResult,
@@ -76,6 +78,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("SESSION_REWIND", _C2S, SessionRewindParams, SessionRewindResult),
     MethodSpec("SESSION_CHANGES", _C2S, SessionChangesParams, SessionChangesResult),
     MethodSpec("TOOLS", _C2S, ToolsParams, ToolsResult),
+    MethodSpec("COMMANDS_LIST", _C2S, CommandsParams, CommandsResult),
     MethodSpec("MCP_STATUS", _C2S, McpStatusParams, McpStatusResult),
     MethodSpec("SESSION_UPDATE", _S2C, SessionUpdateParams, notification=True),
     MethodSpec("DIAGNOSTICS", _S2C, DiagnosticsParams, DiagnosticsResult),

@@ -18,6 +18,7 @@ SESSION_CHECKPOINTS = "ink/session/checkpoints"
 SESSION_REWIND = "ink/session/rewind"
 SESSION_CHANGES = "ink/session/changes"
 TOOLS = "ink/tools"
+COMMANDS_LIST = "ink/commands"
 MCP_STATUS = "ink/mcp/status"
 
 # server → client notifications
@@ -49,6 +50,7 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_REWIND,
     SESSION_CHANGES,
     TOOLS,
+    COMMANDS_LIST,
     MCP_STATUS,
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)

@@ -260,6 +260,25 @@ class ToolsResult(WireModel):
     tools: list[ToolInfo]
 
 
+class CommandsParams(WireModel):
+    pass
+
+
+class CommandEntry(WireModel):
+    """One slash command (`ink/commands`): a built-in or a prompt file."""
+
+    name: str
+    """Without the leading `/`; subfolders of a prompt-file folder namespace it (`git:commit`)."""
+    description: str
+    argument_hint: str = ""
+    source: str
+    """`builtin`, or the prompt file's path (relative to the workspace, `~/…` in the home)."""
+
+
+class CommandsResult(WireModel):
+    commands: list[CommandEntry]
+
+
 class McpStatusParams(WireModel):
     pass
 

@@ -27,6 +27,8 @@ export const SESSION_CHANGES = 'ink/session/changes';
 /** client → server request */
 export const TOOLS = 'ink/tools';
 /** client → server request */
+export const COMMANDS_LIST = 'ink/commands';
+/** client → server request */
 export const MCP_STATUS = 'ink/mcp/status';
 /** server → client notification */
 export const SESSION_UPDATE = 'ink/session/update';
@@ -75,6 +77,7 @@ export interface InkRequests {
   [SESSION_REWIND]: { params: SessionRewindParams; result: SessionRewindResult; };
   [SESSION_CHANGES]: { params: SessionChangesParams; result: SessionChangesResult; };
   [TOOLS]: { params: ToolsParams; result: ToolsResult; };
+  [COMMANDS_LIST]: { params: CommandsParams; result: CommandsResult; };
   [MCP_STATUS]: { params: McpStatusParams; result: McpStatusResult; };
 }
 
@@ -137,6 +140,20 @@ export interface CheckpointFile {
   status: 'added' | 'modified' | 'deleted';
   added?: number;
   removed?: number;
+}
+
+/** One slash command (`ink/commands`): a built-in or a prompt file. */
+export interface CommandEntry {
+  name: string;
+  description: string;
+  argumentHint: string;
+  source: string;
+}
+
+export type CommandsParams = Record<string, never>;
+
+export interface CommandsResult {
+  commands: CommandEntry[];
 }
 
 /** The conversation is being compacted (`phase: start`), was (`end`) or could not be. */

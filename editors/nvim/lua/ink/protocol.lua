@@ -17,6 +17,7 @@ M.methods = {
   session_rewind = 'ink/session/rewind',
   session_changes = 'ink/session/changes',
   tools = 'ink/tools',
+  commands_list = 'ink/commands',
   mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
   diagnostics = 'ink/diagnostics',
@@ -135,6 +136,18 @@ M.PROGRESS_TITLE = 'Ink'
 ---@field status 'added'|'modified'|'deleted'
 ---@field added? integer
 ---@field removed? integer
+
+--- One slash command (`ink/commands`): a built-in or a prompt file.
+---@class ink.CommandEntry
+---@field name string
+---@field description string
+---@field argumentHint string
+---@field source string
+
+---@class ink.CommandsParams
+
+---@class ink.CommandsResult
+---@field commands ink.CommandEntry[]
 
 --- The conversation is being compacted (`phase: start`), was (`end`) or could not be.
 ---@class ink.CompactionUpdate
