@@ -28,6 +28,7 @@ from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.intel import EditorIntel
 from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
@@ -115,6 +116,10 @@ class Host:
         self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
+        self.intel = (
+            EditorIntel(client, documents, self.diagnostics) if features.language_features else None
+        )
+        """The editor's language servers for the `lsp` tool, when the client offers them."""
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
         self.rules = EditorRules()
@@ -246,6 +251,7 @@ class Host:
             mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
             trust=self.mcp.trust_for(self.settings) if with_mcp else None,
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            code_intel=self.intel,
             settings_sections=editor_rules(self.settings),
         )
 

@@ -36,6 +36,18 @@ from ink_ls.tools.lsp_answers import (
     Position,
 )
 
+_OPERATION_HELP = {
+    "definition": "definition",
+    "references": "references (declaration included)",
+    "implementation": "implementation",
+    "hover": "hover",
+    "document_symbols": "document_symbols",
+    "workspace_symbols": "workspace_symbols (with query)",
+    "incoming_calls": "incoming_calls",
+    "outgoing_calls": "outgoing_calls",
+    "diagnostics": "diagnostics",
+    "rename": "rename (with new_name; edits every file, each change approved as usual)",
+}
 _NEEDS_POSITION = (*LOCATION_OPERATIONS, *CALL_OPERATIONS, "hover", "rename")
 
 
@@ -70,14 +82,13 @@ class LspTool(Tool[LspParams]):
     def __init__(self, intel: CodeIntel) -> None:
         self._intel = intel
         languages = ", ".join(intel.languages()) or "none"
+        offered = set(intel.operations())
+        operations = ", ".join(d for op, d in _OPERATION_HELP.items() if op in offered)
         self.description = (
-            "Ask the workspace's language server (languages: "
-            f"{languages}) instead of grepping: operation is one of definition, references "
-            "(declaration included), implementation, hover, document_symbols, "
-            "workspace_symbols (with query), incoming_calls, outgoing_calls, diagnostics, "
-            "rename (with new_name; edits every file, each change approved as usual). Give "
-            "path, a 1-based line and the symbol's name on that line (or a 1-based column). "
-            "Answers: one `path:line: code` line per location, sorted, capped with a count."
+            f"Ask the workspace's language servers (languages: {languages}) instead of "
+            f"grepping. operation is one of: {operations}. Give path, a 1-based line and the "
+            "symbol's name on that line (or a 1-based column). Answers: one `path:line: code` "
+            "line per location, sorted, capped with a count."
         )
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
