@@ -24,7 +24,7 @@ STEPS: dict[str, list[Reply]] = {
 }
 
 CASES = [
-    "intel: the lsp tool answers definition and references of a TS function from VS Code",
+    "intel: the lsp tool answers references and definition of a TS function from VS Code",
     "intel: the lsp tool and grep on the same question, timed (printed by the wrapper)",
     "intel: @ offers folders, @selection and @problems in the panel",
     "intel: / in the panel offers a prompt file's command, sent with its arguments",
@@ -48,7 +48,7 @@ _arrivals: dict[str, list[float]] = {}
 
 def note_request(prompt: str) -> None:
     """Records when a request of a timed turn arrives (the gaps are the tools' run times)."""
-    for tag in ("[lsp-definition]", "[lsp-timing]"):
+    for tag in ("[lsp-references]", "[lsp-timing]"):
         if tag in prompt:
             _arrivals.setdefault(tag, []).append(time.monotonic())
 
@@ -86,11 +86,11 @@ def check(model: FakeModelServer) -> None:
     for args in ("tsdemo/main.ts", "tsdemo/report.ts"):
         assert any(p.startswith(f"[prompt-file] Review {args} for bugs.") for p in prompts), prompts
     assert not any("argument-hint" in p for p in prompts)
-    cold = _arrivals["[lsp-definition]"]
+    cold = _arrivals["[lsp-references]"]
     at = _arrivals["[lsp-timing]"]
     gaps = [round((b - a) * 1000) for a, b in zip(at, at[1:], strict=False)]
     print(
-        f"\nlsp through VS Code: definition (first call, TypeScript server starting) "
+        f"\nlsp through VS Code: references (first call, TypeScript server starting) "
         f"{round((cold[1] - cold[0]) * 1000)} ms; references warm {gaps[0]} / {gaps[2]} ms; "
         f"grep for the same callers {gaps[1]} / {gaps[3]} ms (each: model reply to next request)"
     )

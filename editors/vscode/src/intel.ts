@@ -31,33 +31,48 @@ import { LANGUAGE_FEATURES, type LanguageFeaturesParams, type LanguageFeaturesRe
 
 /** Languages whose providers have answered once (a symbol provider exists for them). */
 const answering = new Set<string>();
+/** Languages whose providers were waited for once already (a miss after that is not slowed). */
+const waited = new Set<string>();
+/** How long the first question of a language waits for its extension's providers to register. */
+const ATTACH_WAIT_MS = 15000;
+const ATTACH_POLL_MS = 200;
 
 async function run<T>(command: string, ...args: unknown[]): Promise<T[]> {
   return ((await vscode.commands.executeCommand<T[] | undefined>(command, ...args)) ?? []).filter((x) => x !== undefined && x !== null);
 }
 
 /**
- * Activates the extensions that declare the document's language, so their providers are
- * registered before the first question (opening a document hidden does not wait for them).
+ * Activates the extensions that declare the document's language (opening a document hidden
+ * does not wait for them); whether there is any.
  */
-async function activateFor(languageId: string): Promise<void> {
+async function activateFor(languageId: string): Promise<boolean> {
   const event = `onLanguage:${languageId}`;
-  const pending = vscode.extensions.all.filter((e) => {
+  const declaring = vscode.extensions.all.filter((e) => {
     const pkg = e.packageJSON as { activationEvents?: string[] };
-    return !e.isActive && (pkg.activationEvents ?? []).includes(event);
+    return (pkg.activationEvents ?? []).includes(event);
   });
-  await Promise.all(pending.map((e) => Promise.resolve(e.activate()).catch(() => undefined)));
+  await Promise.all(declaring.filter((e) => !e.isActive).map((e) => Promise.resolve(e.activate()).catch(() => undefined)));
+  return declaring.length > 0;
 }
 
-async function hasSymbols(doc: vscode.TextDocument): Promise<boolean> {
-  if (answering.has(doc.languageId)) {
-    return true;
+/**
+ * Whether a document-symbol provider answers for `doc`, retried for up to `waitMs`: an
+ * extension registers its providers some time after it is activated (TypeScript's after its
+ * server starts), and VS Code has no event for that.
+ */
+async function hasSymbols(doc: vscode.TextDocument, waitMs = 0): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  while (!answering.has(doc.languageId)) {
+    const symbols = await run<unknown>('vscode.executeDocumentSymbolProvider', doc.uri);
+    if (symbols.length > 0) {
+      answering.add(doc.languageId);
+    } else if (Date.now() >= deadline) {
+      return false;
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, ATTACH_POLL_MS));
+    }
   }
-  const symbols = await run<unknown>('vscode.executeDocumentSymbolProvider', doc.uri);
-  if (symbols.length > 0) {
-    answering.add(doc.languageId);
-  }
-  return symbols.length > 0;
+  return true;
 }
 
 /** The raw LSP result of one operation, and whether the providers said anything. */
@@ -126,8 +141,15 @@ export async function answerLanguageFeatures(params: LanguageFeaturesParams, c: 
   if (doc.languageId === 'plaintext') {
     return { available: false, result: null };
   }
-  await activateFor(doc.languageId);
-  const { result, answered } = await ask(doc, params, c);
+  const declared = await activateFor(doc.languageId);
+  let { result, answered } = await ask(doc, params, c);
+  if (!answered && declared && !answering.has(doc.languageId) && !waited.has(doc.languageId)) {
+    // the first question of a language may come before its providers exist: wait, ask again
+    waited.add(doc.languageId);
+    if (await hasSymbols(doc, ATTACH_WAIT_MS)) {
+      ({ result, answered } = await ask(doc, params, c));
+    }
+  }
   const available = await isAvailable(doc.languageId, answered, () => hasSymbols(doc));
   return { available, result: available ? result : null };
 }
@@ -135,9 +157,10 @@ export async function answerLanguageFeatures(params: LanguageFeaturesParams, c: 
 /** Wires the request to the running client. */
 export function connectLanguageFeatures(client: LanguageClient): void {
   const c2p = client.code2ProtocolConverter;
+  // the objects are VS Code's own (intelWire.ts reads them structurally)
   const converter: Converter = {
     asUri: (u) => c2p.asUri(u as vscode.Uri),
-    asSymbolKind: (k) => c2p.asSymbolKind(k as vscode.SymbolKind),
+    asSymbolKind: (k) => c2p.asSymbolKind(k),
     asCallHierarchyItem: (item: CallItemLike) => c2p.asCallHierarchyItem(item as vscode.CallHierarchyItem),
   };
   client.onRequest(LANGUAGE_FEATURES, (params: LanguageFeaturesParams) => answerLanguageFeatures(params, converter));
