@@ -1,4 +1,4 @@
-"""The editor-intelligence part of the VS Code workbench test (tests/editors/vscode/intel_cases.mjs):
+"""The editor-intelligence part of the VS Code workbench test (vscode/intel_cases.mjs):
 the scripted model's `lsp` calls on the TypeScript project that module writes, what the model
 must have been told, and the latency of `lsp` through VS Code against `grep`.
 """
@@ -24,6 +24,7 @@ STEPS: dict[str, list[Reply]] = {
 }
 
 CASES = [
+    "intel: VS Code's TypeScript features are active (a hover on add shows its signature)",
     "intel: the lsp tool answers references and definition of a TS function from VS Code",
     "intel: the lsp tool and grep on the same question, timed (printed by the wrapper)",
     "intel: @ offers folders, @selection and @problems in the panel",
@@ -90,7 +91,7 @@ def check(model: FakeModelServer) -> None:
     at = _arrivals["[lsp-timing]"]
     gaps = [round((b - a) * 1000) for a, b in zip(at, at[1:], strict=False)]
     print(
-        f"\nlsp through VS Code: references (first call, TypeScript server starting) "
+        f"\nlsp through VS Code: references (first call, the TypeScript server up) "
         f"{round((cold[1] - cold[0]) * 1000)} ms; references warm {gaps[0]} / {gaps[2]} ms; "
         f"grep for the same callers {gaps[1]} / {gaps[3]} ms (each: model reply to next request)"
     )

@@ -1,6 +1,6 @@
 // The editor's intelligence in the real workbench: the scripted model's `lsp` calls (definition,
 // references of a TypeScript function) answered by VS Code's built-in TypeScript features over
-// `ink/languageFeatures`; `/` in the panel's prompt box offering a prompt file's command, `@`
+// `ink/languageFeatures` (their being active shown first by a hover); `/` in the panel's prompt box offering a prompt file's command, `@`
 // offering folders and `@selection`; Ink: Run Prompt… sending `/name args`. Registered by
 // workbench.mjs after the panel cases (same code-server and ink-ls). The TypeScript project and
 // the prompt file are written here, before the cases run (no TypeScript server has started yet).
@@ -40,12 +40,41 @@ export function intelCases({ page, test, workspace }) {
     return answer.innerText();
   }
 
+  test("intel: VS Code's TypeScript features are active (a hover on add shows its signature)", async () => {
+    // As a user works: main.ts open, the pointer on a call. The TypeScript server starts now
+    // (on a loaded machine it can take longer than ink-ls waits for one answer: 30 s).
+    const p = page();
+    const t0 = Date.now();
+    await p.locator('.part.editor').click({ position: { x: 200, y: 300 } });
+    await p.keyboard.press('Control+P');
+    const input = p.locator('.quick-input-widget .quick-input-box input');
+    await input.fill('tsdemo/main.ts');
+    await p.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'main.ts' }).first().waitFor();
+    await input.press('Enter');
+    await p.locator('.tabs-container .tab.active', { hasText: 'main.ts' }).waitFor();
+    const editor = p.locator('.editor-instance .monaco-editor:not(.monaco-diff-editor *)').first();
+    const call = editor.locator('.view-line', { hasText: 'export const total = add(1, 2);' }).locator('span span', { hasText: /^add$/ });
+    const hover = p.locator('.monaco-hover', { hasText: 'add(a: number, b: number): number' });
+    const deadline = Date.now() + 120000;
+    for (;;) {
+      await p.mouse.move(5, 5);
+      await call.hover();
+      try {
+        await hover.waitFor({ timeout: 3000 });
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+      }
+    }
+    console.log(`TypeScript features ready (hover answered) ${Date.now() - t0} ms after opening main.ts`);
+    await p.mouse.move(5, 5);
+  });
+
   test('intel: the lsp tool answers references and definition of a TS function from VS Code', async () => {
     const p = page();
     await runCommand(p, 'Ink: New Session');
     const view = await openPanel(p);
     await view.locator('.empty').waitFor({ state: 'visible' });
-    // The first question starts VS Code's TypeScript server (the file is opened, not shown).
     // References first: a definition asked while the project loads is answered by TypeScript's
     // syntax-only server, which stops at the import.
     const references = await answerTo(view, '[lsp-references] who uses add?', 'Tool said:');
