@@ -133,6 +133,7 @@ class PreparedTurn:
     composer: Composer = field(default_factory=lambda: Composer(Path.cwd()))
     """Makes the user message of what was typed (prompt files, @-mentions, context)."""
     rewind: Rewinder | None = None
+    """The front end's `/rewind` (`plan_mode.run_turn` runs the built-ins)."""
 
 
 class TurnBuilder:
@@ -166,8 +167,11 @@ class TurnBuilder:
         and `checkpoints` (the stored session) the turn is a numbered checkpoint entry: the
         workspace is recorded before its first change and when the block ends."""
         factory = self.factory
-        recorded = prompt is not None and builtin_call(prompt) is None  # `/rewind` is no turn
-        checkpoint = begin_turn(checkpoints, cwd, prompt) if recorded and prompt else None
+        checkpoint = (  # a built-in (`/rewind`, `/clear`) is no entry of its own
+            begin_turn(checkpoints, cwd, prompt)
+            if prompt is not None and builtin_call(prompt) is None
+            else None
+        )
         gate: Gate = front.gate if checkpoint is None else CheckpointGate(front.gate, checkpoint)
         model = factory.acquire_model(settings)
         try:
