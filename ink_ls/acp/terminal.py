@@ -10,6 +10,7 @@ far as the call's text content, updated as it comes.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from acp import text_block, tool_content, update_tool_call
@@ -19,6 +20,7 @@ from acp.schema import ClientCapabilities, TerminalToolCallContent
 LIVE_CAP = 20_000
 """Characters of a running command's output shown as text content (the result has it all)."""
 LIVE_TOOLS = frozenset({"bash"})
+_EXIT = re.compile(r"^Exit code: (\d+)$", re.MULTILINE)
 
 
 def display_terminal(caps: ClientCapabilities) -> bool:
@@ -59,13 +61,16 @@ class LiveOutput:
         )
 
     def ended(
-        self, call_id: str, content: list[ToolCallContentVariant], failed: bool
+        self, call_id: str, content: list[ToolCallContentVariant], failed: bool, output: str = ""
     ) -> tuple[list[ToolCallContentVariant], Any]:
-        """(content, `_meta`) of the call's last update: its terminal stays in view."""
+        """(content, `_meta`) of the call's last update: its terminal stays in view, with the
+        exit code the result states (`Exit code: N`), else 0, or 1 for a failure without one."""
         self._text.pop(call_id, None)
         if call_id not in self._terminal:
             return content, None
         self._terminal.discard(call_id)
         terminal = TerminalToolCallContent(type="terminal", terminal_id=call_id)
-        exit_meta = {"terminal_id": call_id, "exit_code": 1 if failed else 0, "signal": None}
+        stated = _EXIT.search(output)
+        code = int(stated.group(1)) if stated else 1 if failed else 0
+        exit_meta = {"terminal_id": call_id, "exit_code": code, "signal": None}
         return [terminal, *content], {"terminal_exit": exit_meta}

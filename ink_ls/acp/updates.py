@@ -152,7 +152,10 @@ class UpdateMapper:
             if event.tool_call_id in self._plans:
                 return []
             content, meta = self.live.ended(
-                event.tool_call_id, result_content(event.content, event.display), event.is_error
+                event.tool_call_id,
+                result_content(event.content, event.display),
+                event.is_error,
+                text_of(event.content),
             )
             update = update_tool_call(
                 event.tool_call_id,

@@ -37,6 +37,6 @@ def test_terminal_chunks_then_exit() -> None:
     chunk = live.output("c1", "1\n")
     assert chunk.content is None
     assert chunk.field_meta == {"terminal_output": {"terminal_id": "c1", "data": "1\n"}}
-    _, end = live.ended("c1", [], failed=True)
-    assert end == {"terminal_exit": {"terminal_id": "c1", "exit_code": 1, "signal": None}}
+    _, end = live.ended("c1", [], failed=True, output="stdout:\nx\n\nExit code: 3")
+    assert end == {"terminal_exit": {"terminal_id": "c1", "exit_code": 3, "signal": None}}
     assert live.started("c2", "read") == ([], None)  # only commands are terminals
