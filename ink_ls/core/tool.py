@@ -218,6 +218,8 @@ class ToolContext:
     subagent: SubagentRunner | None = None
     progress: Callable[[str], None] | None = None
     """Reports one short line on how the call is going (an MCP server's progress)."""
+    output: Callable[[str], None] | None = None
+    """Takes a running command's output as it comes (front ends show it live)."""
 
 
 @dataclass(frozen=True)
