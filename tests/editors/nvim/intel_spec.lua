@@ -19,7 +19,7 @@ vim.lsp.enable('jedi')
 ink.setup({
   cmd = { repo .. '/.venv/bin/python', '-m', 'ink_ls', '--stdio' },
   model = { baseUrl = os.getenv('INK_TEST_BASE_URL'), model = 'fake-model', apiKeyEnv = 'INK_TEST_API_KEY' },
-  approval = 'auto',
+  approval = 'ask',
 })
 
 local function uri(rel)
@@ -45,13 +45,24 @@ vim.api.nvim_create_autocmd('User', {
   end,
 })
 
-local function ask(prompt)
+local reviews = {}
+vim.api.nvim_create_autocmd('User', {
+  pattern = 'InkReviewOpen',
+  callback = function(ev)
+    reviews[#reviews + 1] = ev.data
+  end,
+})
+
+local function ask(prompt, during)
   local done
   ink.ask(prompt, {
     on_done = function(err, result)
       done = { err = err, result = result }
     end,
   })
+  if during then
+    during()
+  end
   H.wait_for(function()
     return done ~= nil
   end, 'the end of the turn', 90000)
@@ -86,7 +97,17 @@ H.case('definition, references, hover and rename through the editor equal jedi a
   }))
   H.eq(-1, vim.fn.bufnr(ws .. '/pkg/other.py'), 'other.py is not loaded before the turn')
 
-  ask('[case:lsp] where is greet used? then rename it to salute')
+  ask('[case:lsp] where is greet used? then rename it to salute', function()
+    -- the rename is one review of the three files' diffs, accepted once
+    H.wait_for(function()
+      return #reviews == 1
+    end, 'the review of the rename', 60000)
+    H.eq({ 'pkg/main.py', 'pkg/other.py', 'pkg/util.py' }, vim.tbl_map(function(f)
+      return vim.fn.fnamemodify(f.path, ':.')
+    end, reviews[1].files), 'files in the one review')
+    vim.api.nvim_feedkeys('ga', 'x', false) -- the accept key, typed in the diff window
+  end)
+  H.eq(1, #reviews, 'one decision for the whole rename')
 
   H.eq(5, #answered, 'ink/languageFeatures questions answered by the editor')
   for i, op in ipairs({ 'definition', 'definition', 'references', 'hover', 'rename' }) do
