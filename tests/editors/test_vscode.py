@@ -347,4 +347,4 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     assert "Context: the user is looking at README.md (lines 3-3)" in panel_prompt, json.dumps(
         panel_prompt
     )
-    intel.check(model)
+    intel.check(model, out)

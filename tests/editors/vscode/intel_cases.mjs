@@ -96,6 +96,11 @@ export function intelCases({ page, test, workspace }) {
     await answerTo(view, '[lsp-timing] time lsp against grep', 'Tool said:');
   });
 
+  test('intel: hover, document symbols and incoming calls through VS Code (checked by the wrapper)', async () => {
+    const view = await openPanel(page());
+    await answerTo(view, '[lsp-more] hover, symbols and callers of add', 'Tool said:');
+  });
+
   test('intel: @ offers folders, @selection and @problems in the panel', async () => {
     const view = await openPanel(page());
     const box = view.locator('textarea.prompt');
