@@ -28,6 +28,7 @@ from ink_ls.editor.context import context_line
 from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.intel import EditorIntel
 from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.mentioning import editor_mentions
 from ink_ls.editor.prompter import MessagePrompter
@@ -117,6 +118,10 @@ class Host:
         self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
+        self.intel = (
+            EditorIntel(client, documents, self.diagnostics) if features.language_features else None
+        )
+        """The editor's language servers for the `lsp` tool, when the client offers them."""
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
         self.rules = EditorRules()
@@ -248,6 +253,7 @@ class Host:
             mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
             trust=self.mcp.trust_for(self.settings) if with_mcp else None,
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            code_intel=self.intel,
             settings_sections=editor_rules(self.settings),
         )
 

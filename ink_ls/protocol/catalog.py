@@ -16,6 +16,8 @@ from ink_ls.protocol.models import (
     DiagnosticsChangedParams,
     DiagnosticsParams,
     DiagnosticsResult,
+    LanguageFeaturesParams,
+    LanguageFeaturesResult,
     McpStatusParams,
     McpStatusResult,
     SessionCancelParams,
@@ -81,5 +83,6 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("SESSION_UPDATE", _S2C, SessionUpdateParams, notification=True),
     MethodSpec("DIAGNOSTICS", _S2C, DiagnosticsParams, DiagnosticsResult),
     MethodSpec("DIAGNOSTICS_CHANGED", _C2S, DiagnosticsChangedParams, notification=True),
+    MethodSpec("LANGUAGE_FEATURES", _S2C, LanguageFeaturesParams, LanguageFeaturesResult),
 )
 """Every `ink/*` method, in the order protocol.md lists them."""

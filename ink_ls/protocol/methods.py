@@ -30,6 +30,10 @@ DIAGNOSTICS = "ink/diagnostics"
 DIAGNOSTICS_CHANGED = "ink/diagnosticsChanged"
 """client → server notification: the diagnostics of these files changed."""
 
+# the editor's language servers (clients announcing `experimental.ink.languageFeatures`)
+LANGUAGE_FEATURES = "ink/languageFeatures"
+"""server → client request: ask the editor's language servers (definition, references…)."""
+
 REPLAY_TURN = "replay"
 """The `turnId` of the updates that replay a stored session (`ink/session/load`)."""
 PROGRESS_TITLE = "Ink"
@@ -81,5 +85,6 @@ SERVER_REQUESTS: tuple[str, ...] = (
     PROGRESS_CREATE,
     SHOW_DOCUMENT,
     DIAGNOSTICS,
+    LANGUAGE_FEATURES,
 )
 SERVER_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE, PROGRESS, SHOW_MESSAGE, LOG_MESSAGE)

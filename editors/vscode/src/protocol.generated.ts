@@ -36,6 +36,8 @@ export const SESSION_UPDATE = 'ink/session/update';
 export const DIAGNOSTICS = 'ink/diagnostics';
 /** client → server notification */
 export const DIAGNOSTICS_CHANGED = 'ink/diagnosticsChanged';
+/** server → client request */
+export const LANGUAGE_FEATURES = 'ink/languageFeatures';
 
 // standard LSP methods the clients handle or send
 export const APPLY_EDIT = 'workspace/applyEdit';
@@ -82,6 +84,7 @@ export interface InkRequests {
 /** Params and result of the server → client requests. */
 export interface InkServerRequests {
   [DIAGNOSTICS]: { params: DiagnosticsParams; result: DiagnosticsResult; };
+  [LANGUAGE_FEATURES]: { params: LanguageFeaturesParams; result: LanguageFeaturesResult; };
 }
 
 /** Params of the server → client notifications. */
@@ -223,6 +226,27 @@ export interface InstructionsLoadedUpdate {
   sessionUpdate: 'instructions_loaded';
   paths: string[];
   truncated: boolean;
+}
+
+/**
+ * `ink/languageFeatures` (server → client): one question for the language servers the
+ * editor runs for `textDocument` (workspace symbols: those of its language).
+ */
+export interface LanguageFeaturesParams {
+  operation: 'definition' | 'references' | 'implementation' | 'hover' | 'documentSymbols' | 'workspaceSymbols' | 'incomingCalls' | 'outgoingCalls' | 'rename';
+  textDocument: TextDocumentIdentifier;
+  position?: Position;
+  query?: string;
+  newName?: string;
+}
+
+/**
+ * The answer: `available: false` when no language server of the editor covers the file
+ * or offers the operation (then ink-ls asks its own servers).
+ */
+export interface LanguageFeaturesResult {
+  available: boolean;
+  result?: unknown;
 }
 
 /** One configured MCP server as `ink/mcp/status` reports it. */
