@@ -1,18 +1,24 @@
-"""Long-session benchmark, run on demand: `.venv/bin/python bench/scale.py [--turns 500]`.
+"""Long-session benchmark, run on demand: `.venv/bin/python bench/scale.py [--turns 500 2000]
+[--profile FILE]`.
 
 One `ink-ls --stdio` server, a scripted loopback model (each turn: a `read` call, then an
 answer) and one session of N turns. Near its end a fresh session runs alongside, its turns
 alternating with the long one's, so machine load hits both alike. Our own time per turn is the
 prompt's round trip minus the time the model server spent on the turn's requests (reading and
-parsing the body, answering). Prints medians of turns 5-15 and N-10..N of the long session, of
-turns 5-15 of the fresh one, the ratio, and the size of the last request.
+parsing the body, answering). Prints, per session length N, medians of turns 5-15 and N-10..N
+of the long session, of turns 5-15 of the fresh one, the ratio, our own time per turn at every
+tenth of the session and the size of the last request. `--profile FILE` runs the server under
+cProfile and writes the top of its summary (cumulative and own time) to FILE.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import pstats
 import asyncio
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -91,18 +97,18 @@ def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000.0
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--turns", type=int, default=500)
-    opts = parser.parse_args()
-    n = opts.turns
+async def run(n: int, profile: Path | None) -> None:
+    """One server, one long session of `n` turns and a fresh one alongside at its end."""
     with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as srv:
         model = TimedModel(srv)
         ws = Path(tmp) / "ws"
         ws.mkdir()
         (ws / "README.md").write_text("# Bench\n\n" + "A line of the readme.\n" * 20)
+        stats = Path(tmp) / "server.prof"
+        runner = ["-m", "cProfile", "-o", str(stats)] if profile is not None else []
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
+            *runner,
             "-m",
             "ink_ls",
             "--stdio",
@@ -136,6 +142,13 @@ async def main() -> None:
         await lsp.request("shutdown", None)
         lsp.notify("exit", None)
         await proc.wait()
+        if profile is not None:
+            write_profile(stats, profile, n)
+    report(n, long, fresh, total)
+
+
+def report(n: int, long: Session, fresh: Session, total: float) -> None:
+    """The medians, the ratio and the growth over the session."""
     early, late, alongside = long.ours[4:15], long.ours[n - 11 :], fresh.ours[4:15]
     print(f"{n}-turn session (a read call and an answer per turn), our own time per turn:")
     print(f"  long session, turns 5-15            {median_ms(early):7.1f} ms")
@@ -143,9 +156,39 @@ async def main() -> None:
     label = f"long session, turns {n - 10}-{n}"
     ratio = statistics.median(late) / statistics.median(alongside)
     print(f"  {label:35} {median_ms(late):7.1f} ms   {ratio:.2f}x (target <= 1.5x)")
+    tenth = max(n // 10, 1)
+    steps = [
+        f"{end}: {median_ms(long.ours[max(end - 11, 0) : end]):.1f}"
+        for end in range(tenth, n + 1, tenth)
+    ]
+    print("  median ms of the 11 turns up to turn  " + ", ".join(steps))
     print(
         f"  long session's last request body {long.last_size / 1024:.0f} KiB; total {total:.0f} s"
     )
+
+
+def write_profile(stats: Path, out: Path, n: int) -> None:
+    """The top of the server's profile, by cumulative and by own time, into `out`."""
+    text = io.StringIO()
+    data = pstats.Stats(str(stats), stream=text)
+    data.strip_dirs()
+    text.write(f"# ink-ls --stdio over a {n}-turn session (bench/scale.py)\n")
+    data.sort_stats("cumulative").print_stats(45)
+    data.sort_stats("tottime").print_stats(35)
+    out.write_text(text.getvalue())
+    shutil.copy(stats, out.with_suffix(".prof"))  # the raw profile, for pstats or snakeviz
+    print(f"profile summary written to {out} (raw: {out.with_suffix('.prof')})")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--turns", type=int, nargs="+", default=[500], help="session lengths, e.g. 500 2000"
+    )
+    parser.add_argument("--profile", type=Path, help="write a cProfile summary to this file")
+    opts = parser.parse_args()
+    for n in opts.turns:
+        await run(n, opts.profile)
 
 
 if __name__ == "__main__":
