@@ -6,18 +6,19 @@ answer) and one session of N turns. Near its end a fresh session runs alongside,
 alternating with the long one's, so machine load hits both alike. Our own time per turn is the
 prompt's round trip minus the time the model server spent on the turn's requests (reading and
 parsing the body, answering). Prints, per session length N, medians of turns 5-15 and N-10..N
-of the long session, of turns 5-15 of the fresh one, the ratio, our own time per turn at every
-tenth of the session and the size of the last request. `--profile FILE` runs the server under
-cProfile and writes the top of its summary (cumulative and own time) to FILE.
+of the long session, of turns 5-15 of the fresh one and the ratio; the same as means of the
+server's CPU time (steadier on a loaded machine); our own time at every tenth of the session;
+the size of the last request. `--profile FILE` runs the server under cProfile and writes the
+top of its summary (cumulative and own time) to FILE, the raw profile beside it.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
-import pstats
 import asyncio
+import io
 import os
+import pstats
 import shutil
 import statistics
 import sys
@@ -41,6 +42,7 @@ class TimedModel:
         self.lock = threading.Lock()
         self.seconds: list[float] = []
         self.sizes: list[int] = []
+        self.srv = srv
         srv.default = self.answer
         base = srv._httpd.RequestHandlerClass
         model = self
@@ -78,19 +80,39 @@ class Session:
         self.ours: list[float] = []
         self.last_size = 0
         """Bytes of the last model request of the last turn."""
+        self.cpu: list[float] = []
+        """The server process's CPU seconds per turn (10 ms ticks: read as sums)."""
 
     async def turn(self) -> None:
         params: dict[str, Any] = {"prompt": "read README.md"}
         if self.id:
             params["sessionId"] = self.id
         mark = self.model.count()
+        cpu = cpu_seconds(self.lsp.proc.pid)
         start = time.perf_counter()
         answer = await self.lsp.request("ink/session/prompt", params)
         wall = time.perf_counter() - start
+        self.cpu.append(cpu_seconds(self.lsp.proc.pid) - cpu)
         assert answer["stopReason"] == "end_turn", answer
         self.id = answer["sessionId"]
         self.ours.append(wall - self.model.spent(mark))
         self.last_size = self.model.sizes[-1]
+        # the fake keeps every parsed body: thousands of big ones make this process's garbage
+        # collections (and so the measured round trips) grow with the session, not the server
+        self.model.srv.requests.clear()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def mean_ms(values: list[float]) -> float:
+    return sum(values) / max(len(values), 1) * 1000.0
 
 
 def median_ms(values: list[float]) -> float:
@@ -156,6 +178,13 @@ def report(n: int, long: Session, fresh: Session, total: float) -> None:
     label = f"long session, turns {n - 10}-{n}"
     ratio = statistics.median(late) / statistics.median(alongside)
     print(f"  {label:35} {median_ms(late):7.1f} ms   {ratio:.2f}x (target <= 1.5x)")
+    cpu_early, cpu_late = long.cpu[4:15], long.cpu[n - 11 :]
+    cpu_fresh = fresh.cpu[4:15]
+    print("  the server's CPU per turn (mean; steadier than wall time on a loaded machine):")
+    print(f"  long session, turns 5-15            {mean_ms(cpu_early):7.1f} ms")
+    print(f"  fresh session alongside, turns 5-15 {mean_ms(cpu_fresh):7.1f} ms   1.00x")
+    cpu_ratio = mean_ms(cpu_late) / max(mean_ms(cpu_fresh), 1e-9)
+    print(f"  {label:35} {mean_ms(cpu_late):7.1f} ms   {cpu_ratio:.2f}x")
     tenth = max(n // 10, 1)
     steps = [
         f"{end}: {median_ms(long.ours[max(end - 11, 0) : end]):.1f}"
