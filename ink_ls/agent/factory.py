@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
     from ink_ls.hooks.engine import Hooks
     from ink_ls.langserver.pool import LanguageServers
+    from ink_ls.model.wire import WireCache
     from ink_ls.tools.lsp_answers import CodeIntel
     from ink_ls.tools.sandbox import SandboxSettings
 
@@ -224,6 +225,7 @@ class AgentFactory:
         max_turns: int | None = None,
         context_window: int | None = None,
         instructions: ProjectInstructions | None = None,
+        wire: WireCache | None = None,
     ) -> Agent:
         """An agent for one conversation rooted at `parts.cwd` (history is shared, not copied).
 
@@ -266,4 +268,5 @@ class AgentFactory:
             on_compaction=parts.on_compaction,
             instructions=instructions,
             hooks=parts.hooks,
+            wire=wire,
         )

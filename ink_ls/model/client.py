@@ -40,6 +40,7 @@ from ink_ls.model.errors import (
 )
 from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
 from ink_ls.model.window import LOOKUP_TIMEOUT, server_root
+from ink_ls.model.wire import encode_body
 
 log = logging.getLogger(__name__)
 
@@ -154,9 +155,10 @@ class ModelClient:
 
             dialect = OllamaDialect()  # only Ollama's own API runs the model with the window
         url = dialect.url(self.settings.base_url)
-        body = dialect.body(request, self.settings)
+        # encoded once for all attempts; the conversation's past messages come pre-encoded
+        body = encode_body(dialect.body(request, self.settings))
         key = self.settings.resolved_api_key()
-        headers = dialect.headers(key)
+        headers = {**dialect.headers(key), "Content-Type": "application/json"}
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             log.debug(
@@ -214,7 +216,7 @@ class ModelClient:
         self,
         dialect: Dialect,
         url: str,
-        body: dict[str, object],
+        body: bytes,
         headers: dict[str, str],
         key: str | None,
         put: Callable[[_QueueItem], None],
@@ -222,7 +224,7 @@ class ModelClient:
         got_bytes = False
         parser = dialect.parser(key)
         try:
-            async with self._http.stream("POST", url, json=body, headers=headers) as resp:
+            async with self._http.stream("POST", url, content=body, headers=headers) as resp:
                 if resp.status_code >= 300:
                     raw = await _read_capped(resp, _ERROR_BODY_CAP)
                     raise self._status_error(resp, raw, key)
