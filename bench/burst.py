@@ -6,7 +6,8 @@ its own). Prints: every prompt answered exactly once, the time from the first pr
 the first and the last answer, the server's CPU seconds, its peak RSS and open files. The
 baselines in the same run: the raw httpx client, N concurrent requests through the pools the
 server uses (`ink_ls.model.pool`) and, with `--old`, through one default `httpx.AsyncClient`
-(the old design: minutes of CPU); with `--h2`, one cleartext HTTP/2 connection (hypercorn).
+(the old design: minutes of CPU); with `--h2`, one cleartext HTTP/2 connection (hypercorn);
+with `--against DIR`, the same burst through the server of another checkout (e.g. main's).
 """
 
 from __future__ import annotations
@@ -139,16 +140,21 @@ async def baselines(n: int, delay: float, old: bool, h2: bool) -> None:
 
 
 async def server_burst(
-    n: int, delay: float, env_extra: dict[str, str], profile: str | None = None
+    n: int,
+    delay: float,
+    env_extra: dict[str, str],
+    profile: str | None = None,
+    checkout: Path = REPO,
 ) -> None:
     async with model_server(delay) as base:
         with tempfile.TemporaryDirectory() as tmp:
             ws = Path(tmp) / "ws"
             ws.mkdir()
-            env = server_env(base, Path(tmp) / "state") | env_extra
+            env = server_env(base, Path(tmp) / "state") | env_extra | {"PYTHONPATH": str(checkout)}
             run = ("-m", "ink_ls") if profile is None else ("-c", PROFILED.format(path=profile))
+            python = checkout / ".venv" / "bin" / "python"
             proc = await asyncio.create_subprocess_exec(
-                sys.executable,
+                str(python) if python.exists() else sys.executable,
                 *run,
                 *("--stdio", "--log-level", "warning"),
                 stdin=asyncio.subprocess.PIPE,
@@ -162,13 +168,13 @@ async def server_burst(
             init = {"processId": os.getpid(), "rootUri": ws.as_uri(), "capabilities": {}}
             await lsp.request("initialize", init | {"initializationOptions": {"ink": options}})
             lsp.notify("initialized", {})
-            await measure(lsp, proc.pid, n, base)
+            await measure(lsp, proc.pid, n, base, checkout)
             await lsp.request("shutdown", None)
             lsp.notify("exit", None)
             await proc.wait()
 
 
-async def measure(lsp: LspClient, pid: int, n: int, base: str) -> None:
+async def measure(lsp: LspClient, pid: int, n: int, base: str, checkout: Path) -> None:
     cpu0, fds0, rss0 = cpu_seconds(pid), open_files(pid), rss_mib(pid)
     peak_fds = fds0
     times: list[float] = []
@@ -190,7 +196,8 @@ async def measure(lsp: LspClient, pid: int, n: int, base: str) -> None:
     ended = sum(1 for a in answers if a.get("stopReason") == "end_turn")
     sessions = len({a.get("sessionId") for a in answers})
     once = ended == n and sessions == n and answered == n
-    print(f"ink-ls --stdio, {n} new sessions prompted at once, default settings:")
+    where = "" if checkout == REPO else f" (the server of {checkout})"
+    print(f"ink-ls --stdio{where}, {n} new sessions prompted at once, default settings:")
     print(
         f"  answered: {ended} of {n} end_turn, {sessions} distinct sessions, "
         f"{answered} model requests -> {'every prompt exactly once' if once else 'MISMATCH'}"
@@ -214,6 +221,9 @@ async def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="maxConcurrentRequests")
     parser.add_argument("--profile", help="write the server's cProfile here")
     parser.add_argument("--no-baseline", action="store_true", help="the server's burst only")
+    parser.add_argument(
+        "--against", type=Path, help="also the burst through the server of this checkout"
+    )
     opts = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"{os.cpu_count()} cores, load average {load:.1f}")
@@ -221,6 +231,8 @@ async def main() -> None:
         await baselines(opts.sessions, opts.delay, opts.old, opts.h2)
     extra = {"INK_MAX_CONCURRENT_REQUESTS": str(opts.limit)} if opts.limit else {}
     await server_burst(opts.sessions, opts.delay, extra, opts.profile)
+    if opts.against is not None:
+        await server_burst(opts.sessions, opts.delay, extra, checkout=opts.against.resolve())
 
 
 if __name__ == "__main__":
