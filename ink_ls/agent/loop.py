@@ -23,6 +23,7 @@ from ink_ls.agent.events import (
     AgentEvent,
     EventSink,
     MessageEndEvent,
+    ModelQueueEvent,
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
@@ -49,6 +50,7 @@ from ink_ls.model.base import (
     Model,
     ModelError,
     ModelRequest,
+    Queued,
     ReplyDone,
     TextDelta,
     ThinkingDelta,
@@ -482,6 +484,8 @@ class Agent:
                 batch.feed(item.index, item.call)
             elif isinstance(item, ReplyDone):
                 return item.message
+            elif isinstance(item, Queued):
+                self._emit(ModelQueueEvent(ahead=item.ahead))
         raise ModelError("the model stream ended without a final message")
 
     def _synthesize(self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]) -> None:

@@ -64,6 +64,9 @@ class ModelSettings(BaseModel):
     """The context window in tokens; None: ask the endpoint, else `DEFAULT_CONTEXT_WINDOW`."""
     compact_threshold: float = Field(default=0.8, ge=0.2, le=0.95)
     """Compact the conversation before a request would fill this share of the window."""
+    max_concurrent_requests: int | None = Field(default=None, ge=1)
+    """Requests in flight to this endpoint at most, across sessions; the others wait in a
+    first-come-first-served queue. None: no limit."""
 
     @field_validator("base_url")
     @classmethod
@@ -122,8 +125,8 @@ class ModelSettings(BaseModel):
         Variables: INK_BASE_URL / OPENAI_BASE_URL, INK_MODEL, INK_PROVIDER (openai-chat,
         openai-responses, anthropic), INK_API_KEY / OPENAI_API_KEY (ANTHROPIC_API_KEY for
         Anthropic), INK_VISION (1/0), INK_MAX_TOKENS, INK_REQUEST_TIMEOUT, INK_CONTEXT_WINDOW,
-        INK_COMPACT_THRESHOLD (0.2-0.95). Overrides that are `None` are ignored. Raises
-        `ConfigError` naming the variable or option that is invalid.
+        INK_COMPACT_THRESHOLD (0.2-0.95), INK_MAX_CONCURRENT_REQUESTS. Overrides that are
+        `None` are ignored. Raises `ConfigError` naming the variable or option that is invalid.
         """
         source = hidden_env.environ() if env is None else env
 
@@ -146,6 +149,7 @@ class ModelSettings(BaseModel):
             ("request_timeout", ("INK_REQUEST_TIMEOUT",)),
             ("context_window", ("INK_CONTEXT_WINDOW",)),
             ("compact_threshold", ("INK_COMPACT_THRESHOLD",)),
+            ("max_concurrent_requests", ("INK_MAX_CONCURRENT_REQUESTS",)),
         ):
             value = get(*names)
             if value is not None:

@@ -77,7 +77,15 @@ class ReplyDone:
     message: AssistantMessage
 
 
-StreamItem = TextDelta | ThinkingDelta | ToolCallReady | ReplyDone
+@dataclass
+class Queued:
+    """The request waits for a free slot of the endpoint's limit (`max_concurrent_requests`):
+    `ahead` requests are before it; `None` once it leaves the queue and goes out."""
+
+    ahead: int | None
+
+
+StreamItem = TextDelta | ThinkingDelta | ToolCallReady | ReplyDone | Queued
 
 
 class Model(Protocol):
