@@ -32,6 +32,7 @@ from ink_ls.tools._procfs import (
     ProcInfo,
     enable_subreaper,
     exiting,
+    family,
     has_tag,
     is_alive,
     proc_info,
@@ -120,6 +121,17 @@ def members(trees: Iterable[ProcessTree], procs: dict[int, ProcInfo]) -> dict[in
     return owner
 
 
+def _scan() -> dict[int, ProcInfo] | None:
+    """The processes `members` may attribute: with the subreaper on, only our descendants
+    (every escapee is re-parented to us), walked down from us so that the cost does not grow
+    with the machine's process count; else (or without children lists) all of /proc."""
+    if subreaper_enabled():
+        procs = family(os.getpid())
+        if procs is not None:
+            return procs
+    return snapshot()
+
+
 def _reap(owner: dict[int, ProcessTree], procs: dict[int, ProcInfo]) -> None:
     """Collect zombies of tracked trees re-parented to us (nobody else waits for them)."""
     me = os.getpid()
@@ -200,7 +212,7 @@ def kill_trees(trees: list[ProcessTree], report: KillReport | None = None) -> Ki
     if not subreaper_enabled():
         report.blind = "this system cannot re-parent escaped processes to the server"
     for _ in range(20):  # new members can appear while we kill (a fork just before SIGKILL)
-        procs = snapshot()
+        procs = _scan()
         if procs is None:
             report.blind = "/proc is not available"
             break
@@ -260,7 +272,7 @@ def _strays(
 
 def survivors(trees: list[ProcessTree], report: KillReport) -> list[int]:
     """Members of `trees` still running (not zombies), each sent SIGKILL (again) on the way."""
-    procs = snapshot()
+    procs = _scan()
     if procs is None:
         return [p for p in report.signalled if is_alive(p)]
     owner = members(trees, procs)
@@ -280,7 +292,7 @@ def finish_report(report: KillReport, alive: list[int]) -> KillReport:
 
 def remember(tree: ProcessTree) -> None:
     """Record the tree's current members, so they are recognised after leaving group and tag."""
-    procs = snapshot()
+    procs = _scan()
     if procs is not None:
         owner = members([tree], procs)
         _reap(owner, procs)
@@ -293,7 +305,7 @@ def settle(tree: ProcessTree) -> None:
     """After a call's leader was reaped: one /proc scan records the members still running
     (so later escapees are recognised) and forgets the tree when none is (`prune_tracked`
     then has nothing to scan for it at the next spawn)."""
-    procs = snapshot()
+    procs = _scan()
     if procs is None:
         return
     owner = members([tree], procs)
@@ -325,7 +337,7 @@ def tracked() -> list[ProcessTree]:
 def prune_tracked() -> None:
     """Forget trees whose processes have all ended (and reap their zombies)."""
     trees = [t for t in tracked() if t.leader_reaped]
-    procs = snapshot() if trees else None
+    procs = _scan() if trees else None
     if procs is None:
         return
     owner = members(trees, procs)
