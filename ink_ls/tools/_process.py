@@ -53,6 +53,8 @@ TAG_PREFIX = uuid.uuid4().hex[:12]
 _lock = threading.RLock()
 _tracked: dict[int, ProcessTree] = {}
 _cleanup_installed = False
+_watchdog_wanted = False
+"""`install_exit_cleanup(watchdog=True)` ran: the helper starts with the first tagged process."""
 _spawning: dict[int, int] = {}
 """Thread id → spawns in progress (between fork and `track`)."""
 _spawn_done = threading.Condition(_lock)
@@ -384,20 +386,27 @@ def _exit_now(previous: object, signum: int, frame: FrameType | None) -> None:
         os.kill(os.getpid(), signum)  # die of the same signal, as without us
 
 
+def ensure_watchdog() -> None:
+    """Start the watchdog (once) if `install_exit_cleanup` asked for it; called before a
+    tagged process starts, so a run that starts none never pays for the helper."""
+    if _watchdog_wanted:
+        start_watchdog(TAG_PREFIX)
+
+
 def install_exit_cleanup(*, watchdog: bool = True) -> None:
     """Kill all tracked processes at interpreter exit and on SIGTERM/SIGINT/SIGHUP, and
-    (`watchdog`) start the helper that kills them after a `kill -9` of this process.
+    (`watchdog`) have the helper that kills them after a `kill -9` of this process start
+    with the first of them (`ensure_watchdog`).
 
     Previous Python handlers still run afterwards. A handler installed later (e.g. with
     `loop.add_signal_handler`) replaces ours: it must then call `kill_all_tracked()` itself.
     """
-    global _cleanup_installed
+    global _cleanup_installed, _watchdog_wanted
     if _cleanup_installed:
         return
     _cleanup_installed = True
     enable_subreaper()
-    if watchdog:
-        start_watchdog(TAG_PREFIX)
+    _watchdog_wanted = watchdog
     atexit.register(kill_all_tracked)
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -420,6 +429,7 @@ def spawn(
     Raises OSError on failure.
     """
     enable_subreaper()
+    ensure_watchdog()
     prune_tracked()
     tag = f"{TAG_PREFIX}-{uuid.uuid4().hex}"
     me = threading.get_ident()
