@@ -112,6 +112,14 @@ def register(server: LanguageServer, state: ServerState) -> None:
         validate(ToolsParams, params)
         return (await state.require_host().tools()).dump()
 
+    @server.feature(methods.COMMANDS_LIST)
+    @guarded
+    async def commands(params: Any) -> dict[str, Any]:
+        from ink_ls.protocol.models import CommandsParams
+
+        validate(CommandsParams, params)
+        return state.require_host().commands().dump()
+
     @server.feature(methods.MCP_STATUS)
     @guarded
     async def mcp_status(params: Any) -> dict[str, Any]:
