@@ -36,7 +36,7 @@ from pydantic import TypeAdapter, ValidationError
 from ink_ls.agent.compaction import Compaction, compacted_view, describe
 from ink_ls.checkpoints import forget_session
 from ink_ls.checkpoints.timeline import RECORD_TYPES, Timeline
-from ink_ls.core.config import state_dir
+from ink_ls.core.env import state_dir
 from ink_ls.core.messages import (
     AssistantMessage,
     Message,
