@@ -103,6 +103,10 @@ class _Outcome:
     error: str | None = None
 
 
+def _nothing() -> None:
+    return None
+
+
 def _noop_message(message: Message) -> None:
     return None
 
@@ -148,6 +152,8 @@ class Agent:
         self.writer: FileWriter = writer if writer is not None else DiskWriter()
         self.on_event = on_event
         self.on_message = on_message
+        self.on_request_sent: Callable[[], None] = _nothing
+        """Called when a model request has gone out (the turn's checkpoint snapshot starts)."""
         # Without a budget an agent (and its sub-agents) gets one of its own; the factory hands
         # every agent of a process the same one.
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
@@ -311,7 +317,9 @@ class Agent:
             await self.context.before_request(self.history, system, schemas, signal)
         except CompactionCancelledError:
             return _Outcome("aborted")
-        request = ModelRequest(system, list(self.history), schemas, wire=self.wire)
+        request = ModelRequest(
+            system, list(self.history), schemas, wire=self.wire, on_sent=self.on_request_sent
+        )
         # Calls of the last allowed turn are never executed, so none starts early there.
         batch = Batch(env, signal, early=turn < self.options.max_turns)
         try:

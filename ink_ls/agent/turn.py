@@ -177,7 +177,7 @@ class TurnBuilder:
         workspace is recorded before its first change and when the block ends."""
         factory = self.factory
         checkpoint = (  # a built-in (`/rewind`, `/clear`) is no entry of its own
-            begin_turn(checkpoints, cwd, prompt)
+            begin_turn(checkpoints, cwd, prompt, prefetch=False)
             if prompt is not None and builtin_call(prompt) is None
             else None
         )
@@ -221,6 +221,10 @@ class TurnBuilder:
                 instructions=conversation.instructions,
                 wire=conversation.wire,
             )
+            if checkpoint is not None:
+                # the snapshot's git work would compete with sending the request: it starts
+                # once the request is out (a first change starts it itself if it comes first)
+                agent.on_request_sent = checkpoint.prefetch
             if front.gate.mode == "plan":
                 enter_plan(agent)
             composer = Composer(cwd, front.files, front.mentions, front.context)

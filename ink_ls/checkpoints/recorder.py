@@ -133,6 +133,11 @@ class TurnCheckpoint:
     def entry(self) -> Entry | None:
         return self.journal.timeline.get(self.number)
 
+    @property
+    def prefetching(self) -> bool:
+        """Whether the snapshot before the turn's first change has started."""
+        return self._taking is not None
+
     def prefetch(self) -> None:
         """Start the snapshot now, in a thread, while the model thinks: the turn's first
         change then waits only for what is left of it (a workspace's first snapshot hashes
@@ -229,9 +234,11 @@ def begin_turn(
     prompt: str,
     *,
     settings: CheckpointSettings | None = None,
+    prefetch: bool = True,
 ) -> TurnCheckpoint | None:
-    """Number a new turn of `journal` (recorded at once) and prepare its checkpoint (its
-    snapshot starts now, in a thread); None without a journal (a session not stored)."""
+    """Number a new turn of `journal` (recorded at once) and prepare its checkpoint (with
+    `prefetch`, its snapshot starts now, in a thread; else at the caller's `prefetch()` or
+    the first change); None without a journal (a session not stored)."""
     if journal is None:
         return None
     settings = settings or CheckpointSettings.from_env()
@@ -245,9 +252,10 @@ def begin_turn(
     number = journal.timeline.last + 1
     journal.record(turn_record(number, now(), prompt))
     turn = TurnCheckpoint(journal, repo, number, settings)
-    with contextlib.suppress(RuntimeError):  # no running loop: the snapshot waits for a change
-        asyncio.get_running_loop()
-        turn.prefetch()
+    if prefetch:
+        with contextlib.suppress(RuntimeError):  # no running loop: the snapshot waits
+            asyncio.get_running_loop()
+            turn.prefetch()
     return turn
 
 

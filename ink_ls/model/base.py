@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -39,6 +39,10 @@ class ModelRequest:
     wire: WireCache | None = field(default=None, compare=False)
     """The conversation's encoded messages, reused across its requests (None: build the
     body's messages from scratch)."""
+    on_sent: Callable[[], None] | None = field(default=None, compare=False)
+    """Called when the request has gone out and the endpoint's answer began (its response
+    headers came): work that can wait for it (a turn's checkpoint snapshot) starts there, so
+    it does not compete with sending the request."""
 
 
 @dataclass

@@ -192,7 +192,7 @@ class ModelClient:
                 attempt,
             )
             try:
-                await self._once(dialect, url, body, headers, key, put)
+                await self._once(dialect, url, body, headers, key, put, request.on_sent)
                 return
             except _Retryable as retry:
                 if attempt == attempts:
@@ -244,6 +244,7 @@ class ModelClient:
         headers: dict[str, str],
         key: str | None,
         put: Callable[[_QueueItem], None],
+        sent: Callable[[], None] | None = None,
     ) -> None:
         got_bytes = False
         parser = dialect.parser(key)
@@ -255,6 +256,8 @@ class ModelClient:
                 if resp.status_code >= 300:
                     raw = await _read_capped(resp, _ERROR_BODY_CAP)
                     raise self._status_error(resp, raw, key)
+                if sent is not None:
+                    sent()
                 if resp.headers.get("content-type", "").startswith("application/json"):
                     raw = await _read_capped(resp, _JSON_BODY_CAP)
                     put(ReplyDone(dialect.whole_reply(raw, key)))
