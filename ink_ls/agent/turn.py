@@ -181,6 +181,7 @@ class TurnBuilder:
                     adapt_tools=front.adapt_tools,
                     hooks=hooks,
                     sandbox=sandbox,
+                    hidden=front.gate.permissions.hidden() if front.gate.permissions else None,
                 ),
                 history=conversation.messages,
                 extra_tools=(*front.extra_tools, *factory.lsp_tools(cwd, loaded.lsp, settings)),
