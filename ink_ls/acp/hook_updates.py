@@ -57,8 +57,7 @@ class HookUpdates:
             return []  # an end without its start (not sent by the hooks engine)
         call_id = started.pop(0)
         outcome = event.outcome or "ok"
-        said = _OUTCOME_WORDS.get(outcome, outcome)
-        text = f"{said}: {event.message}" if event.message else said
+        text = event.message or _OUTCOME_WORDS.get(outcome, outcome)  # it names the outcome
         return [
             update_tool_call(
                 call_id,

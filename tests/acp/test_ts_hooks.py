@@ -17,7 +17,7 @@ from tests.fakes.model_server import FakeModelServer, text, tool
 
 
 def hook_updates(updates: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-    """(id, status, title or content text) of the hook calls, in arrival order."""
+    """(id, status, command or content text) of the hook calls, in arrival order."""
     out = []
     for u in updates:
         call_id = u.get("toolCallId", "")
@@ -25,7 +25,8 @@ def hook_updates(updates: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
             continue
         if u["sessionUpdate"] == "tool_call":
             assert u["kind"] == "execute"
-            out.append((call_id, u["status"], u["title"]))
+            assert u["title"].startswith(f"hook {u['rawInput']['hookEvent']}: ")
+            out.append((call_id, u["status"], u["rawInput"]["command"]))
         else:
             out.append((call_id, u["status"], u["content"][0]["content"]["text"]))
     return out
@@ -68,9 +69,9 @@ def test_hook_runs_are_tool_call_updates_for_the_typescript_sdk(
     assert done.returncode == 0, f"hooks.mjs failed:\n{done.stderr[-4000:]}"
     updates = json.loads(done.stdout.strip().splitlines()[-1])["updates"]
     assert hook_updates(updates) == [
-        ("ink-hook-1", "in_progress", f"hook UserPromptSubmit: {greet}"),
-        ("ink-hook-1", "completed", "ok"),
-        ("ink-hook-2", "in_progress", f"hook PreToolUse: {sys.executable} {guard}"[:72]),
+        ("ink-hook-1", "in_progress", greet),
+        ("ink-hook-1", "completed", "done"),
+        ("ink-hook-2", "in_progress", f"{sys.executable} {guard}"),
         ("ink-hook-2", "failed", "blocked: rm is refused by the team hook"),
     ]
     assert (workspace / "data.txt").read_text() == "keep\n"
