@@ -66,9 +66,34 @@ _STEPS: dict[str, list[Reply]] = {
         tool("bash", {"command": "echo panel > panel-ran.txt && echo panel ran"}),
         tool("edit", {"path": "panel.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
     ],
+    # plan mode: the list, an edit plan mode refuses, then the plan (the approval goes on below)
+    "[plan-edit]": [
+        tool(
+            "todo_write",
+            {"todos": [{"content": "read plan.txt"}, {"content": "change draft to final"}]},
+        ),
+        tool("edit", {"path": "plan.txt", "edits": [{"oldText": "draft", "newText": "final"}]}),
+    ],
     "[json-write]": [
         tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
         tool("bash", {"command": "echo done > json-done.txt"}),
+    ],
+}
+
+_DONE = [{"content": "read plan.txt", "status": "completed"}]
+# After "Approve and continue" (a user message of the server's, without a tag): the steps for
+# the tag of the prompt that asked for the plan.
+_APPROVED: dict[str, list[Reply]] = {
+    "[plan-edit]": [
+        tool(
+            "todo_write",
+            {"todos": [*_DONE, {"content": "change draft to final", "status": "in_progress"}]},
+        ),
+        tool("edit", {"path": "plan.txt", "edits": [{"oldText": "draft", "newText": "final"}]}),
+        tool(
+            "todo_write",
+            {"todos": [*_DONE, {"content": "change draft to final", "status": "completed"}]},
+        ),
     ],
 }
 
@@ -77,7 +102,10 @@ PANEL_ANSWER = (
     '```python\ndef build():\n    return run("make")\n```\n\n- read the README\n- ran a command\n'
 )
 # Final texts other than "Tool said: …" (markdown, to be rendered by the panel).
-_FINALS: dict[str, str] = {"[panel-turn]": PANEL_ANSWER}
+_FINALS: dict[str, str] = {
+    "[panel-turn]": PANEL_ANSWER,
+    "[plan-edit]": "Plan: 1. change draft to final in plan.txt",
+}
 
 
 def _content_text(message: dict[str, Any]) -> str:
@@ -97,11 +125,15 @@ def respond(payload: dict[str, Any]) -> Reply:
     results = [m for m in messages[last_user + 1 :] if m.get("role") == "tool"]
     if "[hang]" in prompt:
         return Reply(text="Thinking hard", hang=True)
-    for tag, steps in _STEPS.items():
+    approved = prompt.startswith("The user approved the plan")
+    if approved:  # the tag is in the prompt that asked for the plan
+        asked = [m for m in messages[:last_user] if m.get("role") == "user"]
+        prompt = _content_text(asked[-1]) if asked else prompt
+    for tag, steps in (_APPROVED if approved else _STEPS).items():
         if tag in prompt:
             if len(results) < len(steps):
                 return steps[len(results)]
-            if tag in _FINALS:
+            if tag in _FINALS and not approved:
                 return text(_FINALS[tag])
             if not steps:
                 return text(ANSWER)
@@ -128,6 +160,7 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "panel.txt").write_text("one\n")
     (ws / "notes.txt").write_text("")
     (ws / "data.json").write_text('{"name": "demo", "size": 3}\n')
+    (ws / "plan.txt").write_text("A draft plan.\n")
     return ws
 
 
@@ -268,6 +301,8 @@ WORKBENCH_CASES = [
     "panel: Stop ends the running turn; ↑ brings back the last prompt",
     "panel: a past session is resumed after reloading the window",
     "the diagnostics of an edit reach the model (built-in JSON language features)",
+    "plan: the mode switch offers Plan; nothing changes before the approval, the same turn "
+    "changes the file after it; the to-do checklist updates in place",
 ]
 
 
@@ -290,6 +325,7 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     _assert_passed(out, WORKBENCH_CASES)
     assert (workspace / "panel.txt").read_text() == "two\n"
     assert (workspace / "panel-ran.txt").read_text() == "panel\n"
+    assert (workspace / "plan.txt").read_text() == "A final plan.\n"
     assert rc == 0, out
     assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
     assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"

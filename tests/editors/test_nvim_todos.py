@@ -1,0 +1,48 @@
+"""The to-do checklist in the Neovim chat (tests/editors/nvim/todo_spec.lua), in headless
+Neovim against the real server and a scripted model that sends `todo_write` lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.editors import test_nvim
+from tests.editors.test_nvim import _run_with_model, _workspace, assert_passed
+from tests.fakes.model_server import FakeModelServer, text, tool
+
+
+def _todos(*states: str) -> dict[str, object]:
+    names = ["read the README", "count the words", "sum up"]
+    return {"todos": [{"content": n, "status": s} for n, s in zip(names, states, strict=True)]}
+
+
+SCRIPT = {
+    "todo": [
+        tool("todo_write", _todos("in_progress", "pending", "pending")),
+        tool("read", {"path": "README.md"}),
+        tool("todo_write", _todos("completed", "in_progress", "pending")),
+        tool("bash", {"command": "wc -w README.md"}),
+        tool("todo_write", _todos("completed", "completed", "completed")),
+        text("Eight words."),
+    ],
+    "todo-again": [
+        tool("todo_write", {"todos": [{"content": "the one step", "status": "in_progress"}]}),
+        text("Done."),
+    ],
+}
+
+CASES = [
+    "chat_todos: a list of todo_write arguments, its lines; anything else is not a list",
+    "todo_write is one checklist in the chat, rewritten in place as the list changes",
+    "a new session starts a new checklist",
+]
+
+
+@pytest.mark.timeout(180)
+def test_todo_checklist_in_the_chat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(test_nvim, "SCRIPT", {**test_nvim.SCRIPT, **SCRIPT})
+    ws = _workspace(tmp_path)
+    with FakeModelServer() as model:
+        run = _run_with_model("todo_spec.lua", tmp_path, ws, model)
+    assert_passed(run, CASES)
