@@ -41,6 +41,7 @@ from ink_ls.model.base import ContextWindow
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
     from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.lsp_answers import CodeIntel
     from ink_ls.tools.sandbox import SandboxSettings
 
 FrontEndKind = Literal["editor", "terminal", "acp"]
@@ -97,6 +98,9 @@ class FrontEnd:
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the built-in tools (e.g. edits that report the editor's
     diagnostics, and a `diagnostics` tool)."""
+    code_intel: CodeIntel | None = None
+    """The front end's own answerer of the `lsp` tool (the editor's language servers): asked
+    first, ink-ls's own servers answering what it does not cover."""
     settings_sections: Mapping[str, Any] | None = None
     """The front end's own settings-file sections (the editor's `ink.permissions` and
     `ink.hooks`), merged with the settings files."""
@@ -184,7 +188,10 @@ class TurnBuilder:
                     hidden=front.gate.permissions.hidden() if front.gate.permissions else None,
                 ),
                 history=conversation.messages,
-                extra_tools=(*front.extra_tools, *factory.lsp_tools(cwd, loaded.lsp, settings)),
+                extra_tools=(
+                    *front.extra_tools,
+                    *factory.lsp_tools(cwd, loaded.lsp, settings, front.code_intel),
+                ),
                 tool_sources=sources,
                 model=model,
                 max_turns=max_turns,

@@ -28,12 +28,14 @@ from ink_ls.editor.context import prompt_with_context
 from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.intel import EditorIntel
 from ink_ls.editor.mcp import EditorMcp
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
 from ink_ls.editor.rules import EditorRules, ask_plan_approval, editor_rules
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
+from ink_ls.editor.slash_commands import commands_result
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import EditorChanges
@@ -41,6 +43,7 @@ from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
+    CommandsResult,
     McpStatusResult,
     SessionChangesParams,
     SessionChangesResult,
@@ -113,6 +116,10 @@ class Host:
         self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
+        self.intel = (
+            EditorIntel(client, documents, self.diagnostics) if features.language_features else None
+        )
+        """The editor's language servers for the `lsp` tool, when the client offers them."""
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
         self.rules = EditorRules()
@@ -178,6 +185,10 @@ class Host:
             ]
         )
 
+    def commands(self) -> CommandsResult:
+        """`ink/commands`: the built-in slash commands and the prompt files (`agent.commands`)."""
+        return commands_result(self.cwd)
+
     async def mcp_status(self) -> McpStatusResult:
         """`ink/mcp/status`: every configured MCP server, started if it may start."""
         return await self.mcp.status(self.settings)
@@ -240,6 +251,7 @@ class Host:
             mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
             trust=self.mcp.trust_for(self.settings) if with_mcp else None,
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            code_intel=self.intel,
             settings_sections=editor_rules(self.settings),
         )
 

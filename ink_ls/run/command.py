@@ -183,8 +183,6 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             prompt=setup.prompt if setup.prompt.strip() else None,
             checkpoints=setup.session,
         ) as prepared:
-            for line in prepared.notices:  # settings files: problems, ignored parts, sandbox
-                err.print(f"ink-ls run: {line}", style="yellow", markup=False)
             _header(prepared, hub, err, setup, json_mode=json_mode)
             if compact:
                 status = await _compact(prepared.agent, err, setup)
@@ -217,8 +215,8 @@ def _header(
 ) -> None:
     """MCP servers that could not start (the run goes on without them); then, in the live
     view, the session, the model, its window and the project instructions in force."""
-    for notice in prepared.notices:  # the settings files' problems, what trust held back
-        err.print(f"ink-ls run: {notice}", markup=False)
+    for notice in prepared.notices:  # settings files: problems, ignored parts, sandbox
+        err.print(f"ink-ls run: {notice}", style="yellow", markup=False)
     for problem in hub.problems:  # e.g. a ${VAR} a project file may not expand
         err.print(f"MCP: {problem}", style="yellow", markup=False)
     for server in hub.status():
