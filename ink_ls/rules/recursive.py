@@ -25,6 +25,8 @@ WITH_FLAG = {
     "du": ("-a", "--all"),
 }
 """Programs that walk directories only with one of these options (short ones may be joined)."""
+_CWD_BY_DEFAULT = frozenset({"grep", "egrep", "fgrep", "ls", "du"})
+"""Of those, the ones that walk the current directory when given none."""
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -49,7 +51,7 @@ def recursive_roots(cmd: SimpleCommand, cwd: Path) -> list[Path]:
         return []
     paths = [cwd / os.path.expanduser(a) for a in args if a and not a.startswith("-")]
     dirs = [p for p in paths if p.is_dir()]
-    return dirs or ([cwd] if name in ALWAYS or name in ("grep", "egrep", "fgrep") else [])
+    return dirs or ([cwd] if name in ALWAYS or name in _CWD_BY_DEFAULT else [])
 
 
 def holds_match(directory: Path, pattern: PathPattern) -> bool:
