@@ -18,12 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.builtins import Rewinder
 from ink_ls.agent.checkpointing import CheckpointGate
+from ink_ls.agent.commands import builtin_call
 from ink_ls.agent.compaction import Compaction
+from ink_ls.agent.composing import Composer
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.factory import AgentFactory, AgentParts
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.mentions import MentionSources
 from ink_ls.agent.permissions import Permissions, trust_covers
 from ink_ls.agent.plan_mode import enter_plan
 from ink_ls.agent.trust import trust_asker
@@ -37,6 +41,7 @@ from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSou
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.model.base import ContextWindow
+from ink_ls.model.wire import WireCache
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
@@ -53,6 +58,9 @@ class Conversation(Protocol):
 
     messages: list[Message]
     instructions: ProjectInstructions | None
+    wire: WireCache
+    """The wire form of `messages`, built once per message across turns (its owner
+    invalidates it when it replaces the history: a rewind)."""
 
     def record(self, message: Message) -> None: ...
 
@@ -65,6 +73,7 @@ class MemoryConversation:
 
     messages: list[Message] = field(default_factory=list)
     instructions: ProjectInstructions | None = None
+    wire: WireCache = field(default_factory=WireCache)
 
     def record(self, message: Message) -> None:
         return None
@@ -107,6 +116,12 @@ class FrontEnd:
     mode_stated: bool = True
     """False when the user named no approval mode (no `--approval`): the settings files'
     `defaultMode` then sets the gate's mode."""
+    mentions: MentionSources = field(default_factory=MentionSources)
+    """What `@selection` and `@problems` attach (the editor's; elsewhere left as typed)."""
+    context: str = ""
+    """Appended to the user's message after the @-mentions (the editor's document)."""
+    rewind: Rewinder | None = None
+    """The `/rewind` built-in on the front end's stored session (None: not offered)."""
 
 
 @dataclass
@@ -124,6 +139,10 @@ class PreparedTurn:
     untrusted project asked for and did not get, the command sandbox in force."""
     checkpoint: TurnCheckpoint | None = None
     """The turn's checkpoint entry, when the session is stored."""
+    composer: Composer = field(default_factory=lambda: Composer(Path.cwd()))
+    """Makes the user message of what was typed (prompt files, @-mentions, context)."""
+    rewind: Rewinder | None = None
+    """The front end's `/rewind` (`plan_mode.run_turn` runs the built-ins)."""
 
 
 class TurnBuilder:
@@ -157,7 +176,11 @@ class TurnBuilder:
         and `checkpoints` (the stored session) the turn is a numbered checkpoint entry: the
         workspace is recorded before its first change and when the block ends."""
         factory = self.factory
-        checkpoint = begin_turn(checkpoints, cwd, prompt) if prompt is not None else None
+        checkpoint = (  # a built-in (`/rewind`, `/clear`) is no entry of its own
+            begin_turn(checkpoints, cwd, prompt)
+            if prompt is not None and builtin_call(prompt) is None
+            else None
+        )
         gate: Gate = front.gate if checkpoint is None else CheckpointGate(front.gate, checkpoint)
         model = factory.acquire_model(settings)
         try:
@@ -197,11 +220,20 @@ class TurnBuilder:
                 max_turns=max_turns,
                 context_window=window,
                 instructions=conversation.instructions,
+                wire=conversation.wire,
             )
             if front.gate.mode == "plan":
                 enter_plan(agent)
+            composer = Composer(cwd, front.files, front.mentions, front.context)
             yield PreparedTurn(
-                agent, window, window_info, conversation.instructions, notices, checkpoint
+                agent,
+                window,
+                window_info,
+                conversation.instructions,
+                notices,
+                checkpoint,
+                composer,
+                front.rewind,
             )
         finally:
             if checkpoint is not None:

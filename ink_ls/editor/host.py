@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -24,14 +24,16 @@ from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor import rewinding
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.compacting import compact_session
-from ink_ls.editor.context import prompt_with_context
+from ink_ls.editor.context import context_line
 from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
 from ink_ls.editor.intel import EditorIntel
 from ink_ls.editor.mcp import EditorMcp
+from ink_ls.editor.mentioning import editor_mentions
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
+from ink_ls.editor.rewinding import rewinder
 from ink_ls.editor.rules import EditorRules, ask_plan_approval, editor_rules
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
@@ -255,6 +257,18 @@ class Host:
             settings_sections=editor_rules(self.settings),
         )
 
+    def prompt_front(
+        self, front: FrontEnd, session: LiveSession, params: SessionPromptParams
+    ) -> FrontEnd:
+        """`front` with what this prompt brings: its document as context, `@selection`,
+        `@problems` and `/rewind` on the stored session."""
+        return replace(
+            front,
+            mentions=editor_mentions(params, self.documents, self.cwd, self.diagnostics),
+            context=context_line(params, self.documents, self.cwd),
+            rewind=rewinder(session),
+        )
+
     # ---- prompt ---------------------------------------------------------------------------------
 
     async def progress_token(
@@ -320,7 +334,7 @@ class Host:
         stop: WireStopReason
         text, error = "", None
         try:
-            prompt = prompt_with_context(params, self.documents, self.cwd)
+            prompt = params.prompt  # the turn builder adds @-mentions and the context line
             # every question the user must answer shows as "waiting for approval" in progress
             prompter = WatchedPrompter(MessagePrompter(self.client, self.features), reporter)
             gate = ApprovalGate(
@@ -340,7 +354,7 @@ class Host:
             )
             _warn_unsaved(session.stored, reporter)
             async with self.builder.turn(
-                self.front(reporter, gate, changes),
+                self.prompt_front(self.front(reporter, gate, changes), session, params),
                 session,
                 settings=settings.model,
                 cwd=self.cwd,
@@ -352,9 +366,7 @@ class Host:
             ) as prepared:
                 self.rules.report(prepared.notices, reporter.send)
                 approve = self._plan_approval(turn)
-                result = await run_turn(
-                    prepared.agent, gate, prompt, turn.controller.signal, approve
-                )
+                result = await run_turn(prepared, gate, prompt, turn.controller.signal, approve)
             stop = OUTCOMES[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends

@@ -12,6 +12,7 @@ import asyncio
 import signal as signals
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +23,6 @@ from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
-from ink_ls.agent.mentions import attach_mentions
 from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
@@ -43,6 +43,7 @@ from ink_ls.run.terminal import (
 )
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.conversation import StoredConversation
+from ink_ls.sessions.rewind_command import run_rewind
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
@@ -170,6 +171,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         mcp=hub,
         trust=setup.trust,
         mode_stated=setup.stated is not None,
+        rewind=partial(run_rewind, setup.session),
     )
     try:
         async with TurnBuilder(factory).turn(
@@ -189,7 +191,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
                 if status != EXIT_OK or not setup.prompt.strip():
                     return status
             approve = _plan_approval(terminal, controller) if setup.interactive else None
-            result = await _run_agent(prepared.agent, front.gate, setup, controller, approve)
+            result = await _run_agent(prepared, front.gate, setup, controller, approve)
     except asyncio.CancelledError:
         from ink_ls.tools.processes import kill_all_tracked
 
@@ -252,7 +254,7 @@ def _plan_approval(asker: TerminalAsker, controller: CancelController) -> PlanAp
 
 
 async def _run_agent(
-    agent: Agent,
+    prepared: PreparedTurn,
     gate: ApprovalGate,
     setup: _Setup,
     controller: CancelController,
@@ -276,8 +278,7 @@ async def _run_agent(
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
-        prompt = attach_mentions(setup.prompt, setup.cwd)  # `@path`, `@path#L1-9`, `@dir/`
-        return await run_turn(agent, gate, prompt, controller.signal, approve)
+        return await run_turn(prepared, gate, setup.prompt, controller.signal, approve)
     finally:
         loop.remove_signal_handler(signals.SIGINT)
 

@@ -80,3 +80,32 @@ async def test_prompt_files_reach_the_model_expanded(
         assert result["stopReason"] == "end_turn"
     sent = [user_text(r) for r in model.requests]
     assert sent == [want for _, want in cases]
+
+
+async def test_clear_and_compact_are_done_without_the_model(
+    start: Starter, model: FakeModelServer
+) -> None:
+    client = await start()
+    model.push(text("hi"))
+    first = await client.prompt("hello")
+    sid = first["sessionId"]
+    cleared = await client.prompt("/clear", sessionId=sid)
+    assert cleared["stopReason"] == "end_turn"
+    assert (
+        cleared["text"] == "Started a fresh conversation (2 earlier messages are no longer sent)."
+    )
+    compacted = await client.prompt("/compact", sessionId=sid)
+    assert compacted["text"] == "Nothing older than the latest turn to compact."
+    assert len(model.requests) == 1
+    model.push(text("ok"))
+    await client.prompt("and now?", sessionId=sid)
+    users = [m for m in model.requests[-1]["messages"] if m["role"] == "user"]
+    assert "hello" not in str(users) and "/clear" in str(users[0])
+    assert user_text(model.requests[-1]) == "and now?"
+    chunks = [
+        u["update"]["content"]["text"]
+        for u in client.updates
+        if u["turnId"] == cleared["turnId"]
+        and u["update"]["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert chunks == [cleared["text"]]

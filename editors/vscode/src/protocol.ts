@@ -30,6 +30,7 @@ export interface InkSettings {
     maxRetries?: number;
     contextWindow?: number;
     compactThreshold?: number;
+    maxConcurrentRequests?: number;
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;
@@ -44,4 +45,6 @@ export interface InkSettings {
 export interface ClientInkCapabilities {
   reviewsApplyEdit: boolean;
   diagnostics: boolean;
+  /** Answers `ink/languageFeatures` from VS Code's own language features (intel.ts). */
+  languageFeatures?: boolean;
 }

@@ -50,6 +50,7 @@ local model_types = {
   maxRetries = 'number',
   contextWindow = 'number',
   compactThreshold = 'number',
+  maxConcurrentRequests = 'number',
 }
 
 --- Checks user options; returns the list of problems (empty when valid).
