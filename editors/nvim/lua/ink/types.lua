@@ -104,6 +104,8 @@
 ---@field current string the text the edits apply to
 ---@field proposed string the text after the edits
 ---@field bufnr? integer the real buffer when the file is loaded
+---@field right? integer the proposed side's buffer while the review is shown
+---@field edited? boolean the user changed the proposal: `proposed` is their version
 
 ---@class ink.Review  one pending workspace/applyEdit
 ---@field id integer
@@ -126,6 +128,7 @@
 ---@class ink.ApplyResult  the answer to workspace/applyEdit
 ---@field applied boolean
 ---@field failureReason? string
+---@field ink? { edited: boolean } the user's edited version of the proposal was applied
 
 ---@class ink.Turn  the turn the plugin is waiting for
 ---@field client_id integer
