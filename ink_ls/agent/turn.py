@@ -29,6 +29,7 @@ from ink_ls.agent.plan_mode import enter_plan
 from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
 from ink_ls.checkpoints.recorder import Journal, TurnCheckpoint, begin_turn
+from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
 from ink_ls.core.settings_files import Settings, load_settings
@@ -100,6 +101,9 @@ class FrontEnd:
     settings_sections: Mapping[str, Any] | None = None
     """The front end's own settings-file sections (the editor's `ink.permissions` and
     `ink.hooks`), merged with the settings files."""
+    checkpoint_settings: CheckpointSettings | None = None
+    """The front end's checkpoint settings (the editor's `ink.checkpoints`); None: from the
+    environment."""
     mode_stated: bool = True
     """False when the user named no approval mode (no `--approval`): the settings files'
     `defaultMode` then sets the gate's mode."""
@@ -153,7 +157,11 @@ class TurnBuilder:
         and `checkpoints` (the stored session) the turn is a numbered checkpoint entry: the
         workspace is recorded before its first change and when the block ends."""
         factory = self.factory
-        checkpoint = begin_turn(checkpoints, cwd, prompt) if prompt is not None else None
+        checkpoint = (
+            begin_turn(checkpoints, cwd, prompt, settings=front.checkpoint_settings)
+            if prompt is not None
+            else None
+        )
         gate: Gate = front.gate if checkpoint is None else CheckpointGate(front.gate, checkpoint)
         model = factory.acquire_model(settings)
         try:

@@ -241,6 +241,7 @@ class Host:
             trust=self.mcp.trust_for(self.settings) if with_mcp else None,
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
             settings_sections=editor_rules(self.settings),
+            checkpoint_settings=self.settings.checkpoints,
         )
 
     # ---- prompt ---------------------------------------------------------------------------------

@@ -22,7 +22,6 @@ from ink_ls.checkpoints.rewind import (
     RewindError,
     rewind,
 )
-from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.checkpoints.shadow import ShadowError
 from ink_ls.editor.documents import end_position, path_to_uri
 from ink_ls.protocol import lsp
@@ -148,7 +147,7 @@ async def changes(host: Host, params: SessionChangesParams) -> SessionChangesRes
             InkErrorCode.REWIND_FAILED,
             f"there is no entry {params.turn}: the session has entries 1 to {stored.timeline.last}",
         )
-    repo = open_repo(host.cwd, stored.state_dir, CheckpointSettings.from_env())
+    repo = open_repo(host.cwd, stored.state_dir, host.settings.checkpoints)
     try:
         found = await asyncio.to_thread(turn_changes, repo, stored, params.turn)
     except ShadowError as exc:
@@ -187,6 +186,7 @@ async def rewind_session(host: Host, params: SessionRewindParams) -> SessionRewi
             target=params.turn,
             restore=params.restore,
             state=stored.state_dir,
+            settings=host.settings.checkpoints,
             hooks=Hooks(conflicts=hooks.conflicts, ask=hooks.ask, before_write=hooks.before_write),
             force=params.force,
         )

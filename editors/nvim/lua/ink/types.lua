@@ -51,6 +51,7 @@
 ---@field hooks? table Hooks, a settings file's `hooks` shape
 ---@field approval_timeout? number seconds (approvalTimeoutSeconds)
 ---@field trust_workspace? boolean trust the workspace's own files (trustWorkspace); nil asks
+---@field checkpoints? { enabled?: boolean, max_file_mb?: number, max_age_days?: number, max_store_mb?: number } sent as `checkpoints`
 ---@field transcript? ink.TranscriptOptions
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
@@ -86,6 +87,7 @@
 ---@field approval? string
 ---@field approvalTimeoutSeconds? number
 ---@field trustWorkspace? boolean
+---@field checkpoints? { enabled?: boolean, maxFileMb?: number, maxAgeDays?: number, maxStoreMb?: number }
 
 ---@class ink.TextEdit
 ---@field range ink.Range
