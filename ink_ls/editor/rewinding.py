@@ -60,6 +60,15 @@ def checkpoints(host: Host, session_id: str) -> SessionCheckpointsResult:
     return wire_checkpoints(_stored(host, session_id).timeline)
 
 
+def _nothing_lost(text: str, disk: str | None, action: Action) -> bool:
+    """A buffer that differs from the disk but holds nothing of the user's: already the text
+    the rewind restores (a deleted file's buffer kept open by the editor), or an empty buffer
+    of a missing file (a diff view showing a deleted file)."""
+    if disk is None and text == "":
+        return True
+    return action.blob is not None and action.data == text.encode("utf-8")
+
+
 class _EditorHooks:
     def __init__(self, host: Host, target: int) -> None:
         self.host = host
@@ -77,7 +86,7 @@ class _EditorHooks:
                 disk = path.read_bytes().decode("utf-8")
             except (OSError, UnicodeDecodeError):
                 disk = None
-            if doc.text != disk:
+            if doc.text != disk and not _nothing_lost(doc.text, disk, action):
                 out.append(action.path)
         return out
 

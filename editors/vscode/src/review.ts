@@ -90,7 +90,7 @@ export class EditReviewer implements vscode.Disposable {
         this.statusMessage?.dispose();
         this.statusMessage = undefined;
         if (current !== undefined) {
-          void this.show(current.item);
+          this.show(current.item).catch((err: unknown) => this.log(`review: the diff could not be shown: ${String(err)}`));
         }
       }),
       // Closing the diff of the review on screen is an answer too: a rejection.

@@ -18,6 +18,7 @@ import {
   waitForFile,
 } from './harness.mjs';
 import { panelCases } from './panel_cases.mjs';
+import { reviewCases } from './review_cases.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
 const modelUrl = process.env.INK_TEST_MODEL_URL;
@@ -272,6 +273,7 @@ test('the diagnostics of an edit reach the model (built-in JSON language feature
 });
 
 panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
+reviewCases({ page: () => page, test, workspace, shots });
 
 let failed = 0;
 try {
