@@ -222,7 +222,9 @@ class ShadowRepo:
             if not skipped:
                 return Snapshot(tree, None)
             text = json.dumps(skipped, sort_keys=True, ensure_ascii=False).encode()
-            return Snapshot(tree, self.run("hash-object", "-w", "--stdin", data=text).decode().strip())
+            return Snapshot(
+                tree, self.run("hash-object", "-w", "--stdin", data=text).decode().strip()
+            )
 
     def _why_skipped(self, path: Path) -> str | None:
         """None for a restorable file, "gone", or why it is left out."""

@@ -217,7 +217,9 @@ class EditorChanges:
             if landed is not None and landed != disk:
                 _write_disk(path, landed, self.cwd)
         if landed is None:
-            raise ChangeRejectedError("editor", "the editor accepted an edited version but wrote no file")
+            raise ChangeRejectedError(
+                "editor", "the editor accepted an edited version but wrote no file"
+            )
         return None if landed == proposed else landed
 
     async def _apply(

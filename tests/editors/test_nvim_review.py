@@ -23,7 +23,10 @@ SCRIPT: dict[str, list[Reply]] = {
                 "edit",
                 {
                     "path": "h.txt",
-                    "edits": [{"oldText": "l2", "newText": "L2"}, {"oldText": "l8", "newText": "L8"}],
+                    "edits": [
+                        {"oldText": "l2", "newText": "L2"},
+                        {"oldText": "l8", "newText": "L8"},
+                    ],
                 },
             ),
             ("write", {"path": "new.txt", "content": "fresh\n"}),

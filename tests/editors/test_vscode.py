@@ -67,7 +67,9 @@ _STEPS: dict[str, list[Reply]] = {
         tool("edit", {"path": "panel.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
     ],
     # review_cases.mjs: an edited proposal, a rewind with an open buffer, a multi-file review
-    "[rv-edit]": [tool("edit", {"path": "rv.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]})],
+    "[rv-edit]": [
+        tool("edit", {"path": "rv.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]})
+    ],
     "[rv-turn]": [
         tool("edit", {"path": "rw.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
         tool("write", {"path": "rw-new.txt", "content": "made\n"}),
