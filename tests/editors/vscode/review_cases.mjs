@@ -79,18 +79,21 @@ export function reviewCases({ page, test, workspace, shots }) {
 
   test('review: an edited proposal is what lands (the model is told)', async () => {
     const p = page();
+    // a wide editor area: the diffs side by side (the panel's cases widened the side bar)
+    await runCommand(p, 'View: Close Primary Side Bar');
     await runCommand(p, 'Ink: New Session');
     await ask(p, '[rv-edit] change rv.txt');
     const tab = p.locator('.tabs-container .tab', { hasText: 'rv.txt ↔ proposed by Ink' });
     await tab.waitFor({ timeout: 60000 });
     const proposed = p.locator('.monaco-diff-editor .modified');
-    await proposed.locator('.view-lines', { hasText: 'beta' }).waitFor();
+    const line = proposed.locator('.view-line', { hasText: 'beta' }).last();
+    await line.waitFor();
     // the user rewrites the proposed side, then accepts
-    await proposed.locator('.view-lines').click();
+    await line.click();
     await p.keyboard.press('Control+A');
     await p.keyboard.type('gamma, mine');
     await p.keyboard.press('Enter');
-    await proposed.locator('.view-lines', { hasText: 'gamma, mine' }).waitFor();
+    await proposed.locator('.view-line', { hasText: 'gamma, mine' }).first().waitFor();
     await p.screenshot({ path: path.join(shots, 'vscode-edited-proposal.png') });
     await p.locator('.editor-actions a.action-label[aria-label="Accept Edit"]').click();
     await tab.waitFor({ state: 'detached', timeout: 20000 });
