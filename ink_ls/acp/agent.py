@@ -37,12 +37,12 @@ from acp.schema import (
 )
 
 from ink_ls import __version__
-from ink_ls.acp import rewind as rewind_command
-from ink_ls.acp.commands import prompt_file_commands
+from ink_ls.acp.commands import acp_commands
 from ink_ls.acp.files import ClientChanges, ClientFiles
 from ink_ls.acp.mcp import acp_servers
 from ink_ls.acp.outbox import Outbox
 from ink_ls.acp.permission import Permissions
+from ink_ls.acp.terminal import display_terminal
 from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import OUTCOMES, AgentEvent
@@ -56,6 +56,7 @@ from ink_ls.core.signal import CancelController
 from ink_ls.core.tool import DiskFiles
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
+from ink_ls.sessions import rewind_command
 from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
 
@@ -178,7 +179,7 @@ class InkAcpAgent:
             stored=stored,
             cwd=cwd,
             gate=ApprovalGate(self._mode),
-            mapper=UpdateMapper(cwd, describer(tools, cwd)),
+            mapper=UpdateMapper(cwd, describer(tools, cwd), terminals=display_terminal(self._caps)),
             mcp_servers=list(mcp_servers or []),
             conversation=StoredConversation.of(stored),
             hub=McpHub.for_workspace(cwd, acp_servers(mcp_servers), secret_env=self._secret_env()),
@@ -188,9 +189,7 @@ class InkAcpAgent:
         if old is not None and old.hub is not None:
             self._closing.append(old.hub)
         self._sessions[stored.id] = session
-        builtin = [rewind_command.COMMAND]
-        files = prompt_file_commands(cwd, {c.name for c in builtin})
-        self.outbox.post(stored.id, update_available_commands([*builtin, *files]))
+        self.outbox.post(stored.id, update_available_commands(acp_commands(cwd)))
         return session
 
     def _secret_env(self) -> tuple[str, ...]:
@@ -315,7 +314,7 @@ class InkAcpAgent:
                 for notice in prepared.notices:  # no place to show them over ACP: the log
                     log.warning("%s", notice)
                 result = await run_turn(
-                    prepared.agent,
+                    prepared,
                     session.gate,
                     message,
                     controller.signal,

@@ -1,4 +1,4 @@
-"""The workspace's and user's prompt files announced over ACP as available commands."""
+"""The slash commands (built-ins and prompt files, `agent.commands`) announced over ACP."""
 
 from __future__ import annotations
 
@@ -6,22 +6,20 @@ from pathlib import Path
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from ink_ls.agent.slash import prompt_commands
+from ink_ls.agent.commands import available_commands
 
 
-def prompt_file_commands(cwd: Path, taken: set[str]) -> list[AvailableCommand]:
-    """One `AvailableCommand` per prompt file (`agent.slash`), by name, less `taken` names
-    (built-in commands win: `/rewind` is ours)."""
+def acp_commands(cwd: Path) -> list[AvailableCommand]:
+    """One `AvailableCommand` per built-in and prompt file, in `ink/commands`'s order."""
     return [
         AvailableCommand(
-            name=name,
-            description=command.description or f"prompt file {command.path.name}",
+            name=c.name,
+            description=c.description,
             input=(
-                AvailableCommandInput(root=UnstructuredCommandInput(hint=command.argument_hint))
-                if command.argument_hint
+                AvailableCommandInput(root=UnstructuredCommandInput(hint=c.argument_hint))
+                if c.argument_hint
                 else None
             ),
         )
-        for name, command in sorted(prompt_commands(cwd).items())
-        if name not in taken
+        for c in available_commands(cwd)
     ]

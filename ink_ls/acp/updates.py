@@ -27,11 +27,13 @@ from acp import (
 from acp.helpers import SessionUpdate, ToolCallContentVariant
 from acp.schema import ToolCallLocation
 
+from ink_ls.acp.terminal import LiveOutput
 from ink_ls.agent.events import (
     AgentEvent,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolEndEvent,
+    ToolOutputEvent,
     ToolRunningEvent,
     ToolStartEvent,
     WarningEvent,
@@ -114,10 +116,13 @@ def plan_update(args: dict[str, Any] | None) -> SessionUpdate | None:
 class UpdateMapper:
     """Maps the events of one session's turns to updates; remembers which calls are plans."""
 
-    def __init__(self, cwd: Path, describe: Describe) -> None:
+    def __init__(self, cwd: Path, describe: Describe, *, terminals: bool = False) -> None:
         self.cwd = cwd
         self._describe = describe
         self._plans: set[str] = set()
+        self.live = LiveOutput()
+        self.live.terminals = terminals
+        """Running commands' output (as terminals when the client shows them)."""
 
     def updates(self, event: AgentEvent) -> list[SessionUpdate]:
         if isinstance(event, TextDeltaEvent):
@@ -141,16 +146,24 @@ class UpdateMapper:
             if event.tool_call_id in self._plans:
                 return []
             return [update_tool_call(event.tool_call_id, status="in_progress")]
+        if isinstance(event, ToolOutputEvent):
+            return [self.live.output(event.tool_call_id, event.text)]
         if isinstance(event, ToolEndEvent):
             if event.tool_call_id in self._plans:
                 return []
-            return [
-                update_tool_call(
-                    event.tool_call_id,
-                    status="failed" if event.is_error else "completed",
-                    content=result_content(event.content, event.display),
-                )
-            ]
+            content, meta = self.live.ended(
+                event.tool_call_id,
+                result_content(event.content, event.display),
+                event.is_error,
+                text_of(event.content),
+            )
+            update = update_tool_call(
+                event.tool_call_id,
+                status="failed" if event.is_error else "completed",
+                content=content,
+            )
+            update.field_meta = meta
+            return [update]
         return []
 
     def _start(
@@ -166,16 +179,18 @@ class UpdateMapper:
                 self._plans.add(call_id)
                 return [plan]
         title, kind = described or self._describe(name, args)
-        return [
-            start_tool_call(
-                call_id,
-                title,
-                kind=kind,
-                status="pending",
-                locations=_locations(name, args, self.cwd),
-                raw_input=args,
-            )
-        ]
+        content, meta = self.live.started(call_id, name) if described else ([], None)
+        start = start_tool_call(
+            call_id,
+            title,
+            kind=kind,
+            status="pending",
+            content=content or None,
+            locations=_locations(name, args, self.cwd),
+            raw_input=args,
+        )
+        start.field_meta = meta
+        return [start]
 
     def replay(self, history: list[Message]) -> list[SessionUpdate]:
         """The stored conversation as the updates a client shows (`session/load`)."""

@@ -92,6 +92,14 @@ class ToolProgressEvent(ToolEvent):
     """One short line, e.g. `3/10 · indexing`."""
 
 
+class ToolOutputEvent(ToolEvent):
+    """A running command's output as it comes (bash), before its result."""
+
+    type: Literal["tool_output"] = "tool_output"
+    text: str
+    """The new output (stdout and stderr interleaved as read), decoded as UTF-8."""
+
+
 class ToolSettledEvent(ToolEvent):
     """A call finished; emitted at once, in completion order (for the UI)."""
 
@@ -247,6 +255,7 @@ AgentEvent = Annotated[
     ToolStartEvent
     | ToolRunningEvent
     | ToolProgressEvent
+    | ToolOutputEvent
     | ToolSettledEvent
     | ToolEndEvent
     | TextDeltaEvent

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
     from ink_ls.hooks.engine import Hooks
     from ink_ls.langserver.pool import LanguageServers
+    from ink_ls.tools.lsp_answers import CodeIntel
     from ink_ls.tools.sandbox import SandboxSettings
 
 ModelFactory = Callable[[ModelSettings], Model]
@@ -138,18 +139,27 @@ class AgentFactory:
         return ToolRegistry([*self._make_tools(cwd, self.secret_env(settings)), *extra], sources)
 
     def lsp_tools(
-        self, cwd: Path, section: Mapping[str, Any], settings: ModelSettings
+        self,
+        cwd: Path,
+        section: Mapping[str, Any],
+        settings: ModelSettings,
+        editor: CodeIntel | None = None,
     ) -> list[AnyTool]:
-        """The `lsp` tool for `cwd` when a language server answers for one of its languages
-        (the settings files' `lsp` section, else a known server found), else none. Servers
-        start on first use and are shared by every turn of the process."""
+        """The `lsp` tool for `cwd` when something answers it: the front end's `editor`
+        answerer first (its own language servers), then a language server ink-ls starts (the
+        settings files' `lsp` section, else a known server found); none without either.
+        Servers start on first use and are shared by every turn of the process."""
         from ink_ls.langserver.pool import LanguageServers  # pygls loads only here
         from ink_ls.tools.lsp import LspTool
+        from ink_ls.tools.lsp_answers import Answerers
 
         if self._language_servers is None:
             self._language_servers = LanguageServers()
         servers = self._language_servers.for_workspace(cwd, section, self.secret_env(settings))
-        return [LspTool(servers)] if servers is not None else []
+        chain = [intel for intel in (editor, servers) if intel is not None]
+        if not chain:
+            return []
+        return [LspTool(chain[0] if len(chain) == 1 else Answerers(*chain))]
 
     async def close_language_servers(self) -> None:
         """Stop the language servers the `lsp` tool started (at the end of the process)."""

@@ -7,16 +7,16 @@ Front ends switch an agent in and out of plan mode with these; they never word i
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ink_ls.agent.slash import expand_prompt
-from ink_ls.core.messages import TextBlock, UserMessage
+from ink_ls.agent.builtins import run_builtin
+from ink_ls.core.messages import UserMessage, text_of
 from ink_ls.core.signal import CancelSignal
 
 if TYPE_CHECKING:
     from ink_ls.agent.approval import ApprovalGate
     from ink_ls.agent.loop import Agent, RunResult
+    from ink_ls.agent.turn import PreparedTurn
 
 PLAN_NOTE = """\
 
@@ -52,34 +52,24 @@ PlanApproval = Callable[[str], Awaitable[Literal["ask", "auto"] | None]]
 None when the user did not approve it."""
 
 
-def expand_slash(prompt: str | UserMessage, cwd: Path) -> str | UserMessage:
-    """The prompt with a leading `/command` of a prompt file expanded (its first text block
-    when the prompt is a message with attachments)."""
-    if isinstance(prompt, str):
-        return expand_prompt(prompt, cwd)
-    blocks = list(prompt.content)
-    for i, block in enumerate(blocks):
-        if isinstance(block, TextBlock):
-            expanded = expand_prompt(block.text, cwd)
-            if expanded == block.text:
-                return prompt
-            blocks[i] = TextBlock(text=expanded)
-            return UserMessage(content=blocks)
-    return prompt
-
-
 async def run_turn(
-    agent: Agent,
+    prepared: PreparedTurn,
     gate: ApprovalGate,
     prompt: str | UserMessage,
     signal: CancelSignal,
     approve: PlanApproval | None,
 ) -> RunResult:
-    """`agent.run(prompt)`; in plan mode, a plan the user approves (through `approve`) goes on
-    in the same turn in the mode chosen. Without `approve` (no one to ask) the plan is the
-    answer."""
+    """The turn of what the user typed: a built-in command (`agent.builtins`) is done, else the
+    prompt is composed (`agent.composing`: prompt files, @-mentions) and run; in plan mode, a
+    plan the user approves (through `approve`) goes on in the same turn in the mode chosen.
+    Without `approve` (no one to ask) the plan is the answer."""
+    agent = prepared.agent
+    typed = prompt if isinstance(prompt, str) else text_of(prompt.content)
+    done = await run_builtin(agent, typed, signal, prepared.rewind)
+    if done is not None:
+        return done
     planning = gate.mode == "plan"
-    result = await agent.run(expand_slash(prompt, agent.options.cwd), signal)
+    result = await agent.run(await prepared.composer.compose(prompt), signal)
     if not planning or approve is None or result.stop_reason != "completed":
         return result
     mode = await approve(result.text)

@@ -33,6 +33,7 @@ from ink_ls.agent._subagent import bind_subagent
 from ink_ls.agent._window import Waiting, Window
 from ink_ls.agent.events import (
     AgentEvent,
+    ToolOutputEvent,
     ToolProgressEvent,
     ToolRunningEvent,
 )
@@ -288,6 +289,7 @@ class Batch:
             # bound to this call, so a task's sub-agent events are tagged with its id
             subagent=bind_subagent(self.env.subagent, call.id),
             progress=partial(self._progress, i),
+            output=partial(self._output, i),
         )
         result = await pipeline.execute(prepared, signal, context)
         result = await after_call(prepared, result, self.env.hooks, signal, self.env.cwd)
@@ -299,6 +301,11 @@ class Batch:
         if not self.delivery.has(i):  # nothing after the call's end (or its abandonment)
             call = self.calls[i]
             self.emit(ToolProgressEvent(tool_call_id=call.id, tool_name=call.name, message=message))
+
+    def _output(self, i: int, text: str) -> None:
+        if not self.delivery.has(i) and text:
+            call = self.calls[i]
+            self.emit(ToolOutputEvent(tool_call_id=call.id, tool_name=call.name, text=text))
 
     def _settle(self, i: int, result: CallResult) -> None:
         """Record the end of a call (whether it ran or not); a late result is dropped."""

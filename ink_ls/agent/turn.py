@@ -18,12 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ink_ls.agent.approval import ApprovalGate
+from ink_ls.agent.builtins import Rewinder
 from ink_ls.agent.checkpointing import CheckpointGate
+from ink_ls.agent.commands import builtin_call
 from ink_ls.agent.compaction import Compaction
+from ink_ls.agent.composing import Composer
 from ink_ls.agent.events import EventSink, ignore_events
 from ink_ls.agent.factory import AgentFactory, AgentParts
 from ink_ls.agent.gate import Gate
 from ink_ls.agent.instructions import ProjectInstructions
+from ink_ls.agent.mentions import MentionSources
 from ink_ls.agent.permissions import Permissions, trust_covers
 from ink_ls.agent.plan_mode import enter_plan
 from ink_ls.agent.trust import trust_asker
@@ -42,6 +46,7 @@ from ink_ls.model.base import ContextWindow
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
     from ink_ls.hooks.engine import Hooks
+    from ink_ls.tools.lsp_answers import CodeIntel
     from ink_ls.tools.sandbox import SandboxSettings
 
 FrontEndKind = Literal["editor", "terminal", "acp"]
@@ -98,6 +103,9 @@ class FrontEnd:
     adapt_tools: Callable[[ToolRegistry], ToolRegistry] = _same_tools
     """The front end's own take on the built-in tools (e.g. edits that report the editor's
     diagnostics, and a `diagnostics` tool)."""
+    code_intel: CodeIntel | None = None
+    """The front end's own answerer of the `lsp` tool (the editor's language servers): asked
+    first, ink-ls's own servers answering what it does not cover."""
     settings_sections: Mapping[str, Any] | None = None
     """The front end's own settings-file sections (the editor's `ink.permissions` and
     `ink.hooks`), merged with the settings files."""
@@ -107,6 +115,12 @@ class FrontEnd:
     mode_stated: bool = True
     """False when the user named no approval mode (no `--approval`): the settings files'
     `defaultMode` then sets the gate's mode."""
+    mentions: MentionSources = field(default_factory=MentionSources)
+    """What `@selection` and `@problems` attach (the editor's; elsewhere left as typed)."""
+    context: str = ""
+    """Appended to the user's message after the @-mentions (the editor's document)."""
+    rewind: Rewinder | None = None
+    """The `/rewind` built-in on the front end's stored session (None: not offered)."""
 
 
 @dataclass
@@ -124,6 +138,10 @@ class PreparedTurn:
     untrusted project asked for and did not get, the command sandbox in force."""
     checkpoint: TurnCheckpoint | None = None
     """The turn's checkpoint entry, when the session is stored."""
+    composer: Composer = field(default_factory=lambda: Composer(Path.cwd()))
+    """Makes the user message of what was typed (prompt files, @-mentions, context)."""
+    rewind: Rewinder | None = None
+    """The front end's `/rewind` (`plan_mode.run_turn` runs the built-ins)."""
 
 
 class TurnBuilder:
@@ -157,9 +175,9 @@ class TurnBuilder:
         and `checkpoints` (the stored session) the turn is a numbered checkpoint entry: the
         workspace is recorded before its first change and when the block ends."""
         factory = self.factory
-        checkpoint = (
+        checkpoint = (  # a built-in (`/rewind`, `/clear`) is no entry of its own
             begin_turn(checkpoints, cwd, prompt, settings=front.checkpoint_settings)
-            if prompt is not None
+            if prompt is not None and builtin_call(prompt) is None
             else None
         )
         gate: Gate = front.gate if checkpoint is None else CheckpointGate(front.gate, checkpoint)
@@ -191,7 +209,10 @@ class TurnBuilder:
                     sandbox=sandbox,
                 ),
                 history=conversation.messages,
-                extra_tools=(*front.extra_tools, *factory.lsp_tools(cwd, loaded.lsp, settings)),
+                extra_tools=(
+                    *front.extra_tools,
+                    *factory.lsp_tools(cwd, loaded.lsp, settings, front.code_intel),
+                ),
                 tool_sources=sources,
                 model=model,
                 max_turns=max_turns,
@@ -200,8 +221,16 @@ class TurnBuilder:
             )
             if front.gate.mode == "plan":
                 enter_plan(agent)
+            composer = Composer(cwd, front.files, front.mentions, front.context)
             yield PreparedTurn(
-                agent, window, window_info, conversation.instructions, notices, checkpoint
+                agent,
+                window,
+                window_info,
+                conversation.instructions,
+                notices,
+                checkpoint,
+                composer,
+                front.rewind,
             )
         finally:
             if checkpoint is not None:

@@ -9,13 +9,14 @@ the approval timeout are the session's `ApprovalGate`'s, shared with command app
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ink_ls.agent.approval import ApprovalGate, Choice, WaitInterruptedError, wait_answer
 from ink_ls.core.signal import CancelSignal
-from ink_ls.core.tool import ChangeRejectedError, DiskWriter
+from ink_ls.core.tool import ChangeRejectedError, DiskWriter, TextChange
 
 READONLY_REFUSAL = "approval mode is readonly: files are not changed"
 
@@ -32,6 +33,20 @@ class ProposedChange:
     tool_call_id: str
     project_rules: tuple[str, ...] = ()
     """What "always in this project" saves for it (`Edit(./path)`); empty: not offered."""
+    together: tuple[Path, ...] = ()
+    """The other files changed with it under the same decision (a rename)."""
+
+
+@runtime_checkable
+class BatchChannel(Protocol):
+    """A channel that shows several files' changes as one (the editor's one `applyEdit`)."""
+
+    async def apply_together(
+        self, changes: Sequence[ProposedChange], *, approved: bool, signal: CancelSignal
+    ) -> None:
+        """Make all `changes` (reviewed together unless `approved`); raises
+        `ChangeRejectedError` when refused, then none is made."""
+        ...
 
 
 class ChangeChannel(Protocol):
@@ -124,6 +139,46 @@ class PolicyWriter:
         if not approved and not self.channel.reviews_on_apply and key not in gate.always_allowed:
             await self._ask(change, key, signal)
         return await self.channel.apply(change, approved=approved, signal=signal)
+
+    async def write_texts(
+        self,
+        changes: Sequence[TextChange],
+        *,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None:
+        """Several files' changes under one decision: one question (naming every file), or
+        one review of them all in an editor that reviews `applyEdit`; none is made when it
+        is refused."""
+        gate = self.gate
+        if gate.mode in ("readonly", "plan"):
+            raise ChangeRejectedError(
+                "policy", f"approval mode is {gate.mode}: files are not changed"
+            )
+        paths = tuple(c.path for c in changes)
+        proposed = [
+            ProposedChange(
+                c.path,
+                c.old_text,
+                c.new_text,
+                tool_name,
+                tool_call_id,
+                together=tuple(p for p in paths if p != c.path),
+            )
+            for c in changes
+        ]
+        approved = gate.mode == "auto" or tool_call_id in gate.granted
+        key = f"{tool_name}:change"
+        channel = self.channel
+        if not approved and not channel.reviews_on_apply and key not in gate.always_allowed:
+            await self._ask(proposed[0], key, signal)
+            approved = True  # the one answer covers every file
+        if isinstance(channel, BatchChannel):
+            await channel.apply_together(proposed, approved=approved, signal=signal)
+            return
+        for change in proposed:
+            await channel.apply(change, approved=approved, signal=signal)
 
     async def _ask(self, change: ProposedChange, key: str, signal: CancelSignal) -> None:
         try:

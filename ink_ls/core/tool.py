@@ -9,10 +9,10 @@ from __future__ import annotations
 import copy
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -172,6 +172,30 @@ class FileWriter(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class TextChange:
+    """One file of a change that spans several (a rename): its new and its current text."""
+
+    path: Path
+    new_text: str
+    old_text: str | None
+
+
+@runtime_checkable
+class BatchWriter(Protocol):
+    """A `FileWriter` that can make several files' changes under one decision (the user sees
+    every file's diff and answers once; nothing is written unless all may be)."""
+
+    async def write_texts(
+        self,
+        changes: Sequence[TextChange],
+        *,
+        tool_name: str,
+        tool_call_id: str,
+        signal: CancelSignal,
+    ) -> None: ...
+
+
 class DiskFiles:
     """The default FileView: nothing is open in an editor."""
 
@@ -221,6 +245,8 @@ class ToolContext:
     subagent: SubagentRunner | None = None
     progress: Callable[[str], None] | None = None
     """Reports one short line on how the call is going (an MCP server's progress)."""
+    output: Callable[[str], None] | None = None
+    """Takes a running command's output as it comes (front ends show it live)."""
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ class ClientFeatures:
     reviews_apply_edit: bool = False
     diagnostics: bool = False
     """The client answers `ink/diagnostics` and sends `ink/diagnosticsChanged`."""
+    language_features: bool = False
+    """The client answers `ink/languageFeatures` from its own language servers."""
     ink_plugin: bool = False
     """The client announced `experimental.ink` (our plugins): it accepts the `ink` members
     of standard requests. Others may not (eglot 1.9 errors on an unknown key)."""
@@ -63,6 +65,7 @@ class ClientFeatures:
             is True,
             reviews_apply_edit=_get(caps, "experimental", "ink", "reviewsApplyEdit") is True,
             diagnostics=_get(caps, "experimental", "ink", "diagnostics") is True,
+            language_features=_get(caps, "experimental", "ink", "languageFeatures") is True,
             ink_plugin=isinstance(_get(caps, "experimental", "ink"), Mapping),
             show_document=_get(caps, "window", "showDocument", "support") is True,
         )

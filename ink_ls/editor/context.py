@@ -82,24 +82,54 @@ def _read_context(path: Path, cwd: Path) -> str | None:
         return None
 
 
-def prompt_with_context(params: SessionPromptParams, documents: OpenDocuments, cwd: Path) -> str:
-    """The user message: the prompt, then the document (and selection) it was asked from."""
+def _selection(
+    params: SessionPromptParams, documents: OpenDocuments, cwd: Path
+) -> tuple[str, int | None, int | None, str | None] | None:
+    """(path as shown, first line, last line, selected text) of the prompt's document; None
+    without one. Lines are None without a range, the text None when it cannot be read."""
     if params.text_document is None:
-        return params.prompt
+        return None
     path = uri_to_path(params.text_document.uri)
     if path is None:
-        return params.prompt
+        return None
     shown = _display_path(path, cwd)
-    context = f"Context: the user is looking at {shown}"
     rng = params.range
     if rng is None:
-        return f"{params.prompt}\n\n{context}"
+        return shown, None, None, None
     text = documents.open_document(path)
     if text is None:
         text = _read_context(path, cwd)
     first, last = rng.start.line + 1, rng.end.line + (0 if rng.end.character == 0 else 1)
-    context += f" (lines {first}-{max(first, last)})"
-    if text is None:
-        return f"{params.prompt}\n\n{context}"
-    selected = documents.text_in_range(text, rng.model_dump())
-    return f"{params.prompt}\n\n{context}, selected text:\n```\n{selected}\n```"
+    selected = documents.text_in_range(text, rng.model_dump()) if text is not None else None
+    return shown, first, max(first, last), selected
+
+
+def context_line(params: SessionPromptParams, documents: OpenDocuments, cwd: Path) -> str:
+    """`Context: the user is looking at …` (with the selection), or "" without a document."""
+    found = _selection(params, documents, cwd)
+    if found is None:
+        return ""
+    shown, first, last, selected = found
+    context = f"Context: the user is looking at {shown}"
+    if first is None:
+        return context
+    context += f" (lines {first}-{last})"
+    if selected is None:
+        return context
+    return f"{context}, selected text:\n```\n{selected}\n```"
+
+
+def selection_block(params: SessionPromptParams, documents: OpenDocuments, cwd: Path) -> str:
+    """What `@selection` attaches: the selected text with its file and lines ("" when the
+    prompt has no range or its text cannot be read)."""
+    found = _selection(params, documents, cwd)
+    if found is None or found[3] is None:
+        return ""
+    shown, first, last, selected = found
+    return f'<selection path="{shown}" lines="{first}-{last}">\n{selected}\n</selection>'
+
+
+def prompt_with_context(params: SessionPromptParams, documents: OpenDocuments, cwd: Path) -> str:
+    """The user message: the prompt, then the document (and selection) it was asked from."""
+    line = context_line(params, documents, cwd)
+    return f"{params.prompt}\n\n{line}" if line else params.prompt

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -24,16 +24,20 @@ from ink_ls.core.tool import ToolRegistry
 from ink_ls.editor import rewinding
 from ink_ls.editor.client import ClientFeatures, EditorClient
 from ink_ls.editor.compacting import compact_session
-from ink_ls.editor.context import prompt_with_context
+from ink_ls.editor.context import context_line
 from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.diagnostics_tool import editor_tools
 from ink_ls.editor.documents import OpenDocuments
+from ink_ls.editor.intel import EditorIntel
 from ink_ls.editor.mcp import EditorMcp
+from ink_ls.editor.mentioning import editor_mentions
 from ink_ls.editor.prompter import MessagePrompter
 from ink_ls.editor.replay import replay
+from ink_ls.editor.rewinding import rewinder
 from ink_ls.editor.rules import EditorRules, ask_plan_approval, editor_rules
 from ink_ls.editor.sessions import LiveSession, SessionBook, Turn, now
 from ink_ls.editor.settings import InkSettings
+from ink_ls.editor.slash_commands import commands_result
 from ink_ls.editor.updates import TurnReporter
 from ink_ls.editor.waiting import WatchedPrompter
 from ink_ls.editor.writer import EditorChanges
@@ -41,6 +45,7 @@ from ink_ls.protocol import lsp
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
 from ink_ls.protocol.methods import PROGRESS_CREATE
 from ink_ls.protocol.models import (
+    CommandsResult,
     McpStatusResult,
     SessionChangesParams,
     SessionChangesResult,
@@ -113,6 +118,10 @@ class Host:
         self.mcp = EditorMcp(cwd, lambda: self.deps.factory.secret_env(self.settings.model))
         self.diagnostics = EditorDiagnostics(client) if features.diagnostics else None
         """The editor's diagnostics, when the client offers them (`experimental.ink`)."""
+        self.intel = (
+            EditorIntel(client, documents, self.diagnostics) if features.language_features else None
+        )
+        """The editor's language servers for the `lsp` tool, when the client offers them."""
         self._closing_models: set[asyncio.Task[None]] = set()
         self._settings = settings
         self.rules = EditorRules()
@@ -178,6 +187,10 @@ class Host:
             ]
         )
 
+    def commands(self) -> CommandsResult:
+        """`ink/commands`: the built-in slash commands and the prompt files (`agent.commands`)."""
+        return commands_result(self.cwd)
+
     async def mcp_status(self) -> McpStatusResult:
         """`ink/mcp/status`: every configured MCP server, started if it may start."""
         return await self.mcp.status(self.settings)
@@ -240,8 +253,21 @@ class Host:
             mcp=self.mcp.hub_for(self.settings) if with_mcp else None,
             trust=self.mcp.trust_for(self.settings) if with_mcp else None,
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
+            code_intel=self.intel,
             settings_sections=editor_rules(self.settings),
             checkpoint_settings=self.settings.checkpoints,
+        )
+
+    def prompt_front(
+        self, front: FrontEnd, session: LiveSession, params: SessionPromptParams
+    ) -> FrontEnd:
+        """`front` with what this prompt brings: its document as context, `@selection`,
+        `@problems` and `/rewind` on the stored session."""
+        return replace(
+            front,
+            mentions=editor_mentions(params, self.documents, self.cwd, self.diagnostics),
+            context=context_line(params, self.documents, self.cwd),
+            rewind=rewinder(session),
         )
 
     # ---- prompt ---------------------------------------------------------------------------------
@@ -309,7 +335,7 @@ class Host:
         stop: WireStopReason
         text, error = "", None
         try:
-            prompt = prompt_with_context(params, self.documents, self.cwd)
+            prompt = params.prompt  # the turn builder adds @-mentions and the context line
             # every question the user must answer shows as "waiting for approval" in progress
             prompter = WatchedPrompter(MessagePrompter(self.client, self.features), reporter)
             gate = ApprovalGate(
@@ -329,7 +355,7 @@ class Host:
             )
             _warn_unsaved(session.stored, reporter)
             async with self.builder.turn(
-                self.front(reporter, gate, changes),
+                self.prompt_front(self.front(reporter, gate, changes), session, params),
                 session,
                 settings=settings.model,
                 cwd=self.cwd,
@@ -341,9 +367,7 @@ class Host:
             ) as prepared:
                 self.rules.report(prepared.notices, reporter.send)
                 approve = self._plan_approval(turn)
-                result = await run_turn(
-                    prepared.agent, gate, prompt, turn.controller.signal, approve
-                )
+                result = await run_turn(prepared, gate, prompt, turn.controller.signal, approve)
             stop = OUTCOMES[result.stop_reason]
             text, error = result.text, result.error
         except Exception as exc:  # never a traceback to the client; the turn still ends

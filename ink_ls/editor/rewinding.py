@@ -12,6 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from ink_ls.agent.builtins import Rewinder
 from ink_ls.checkpoints.recorder import open_repo
 from ink_ls.checkpoints.review import turn_changes
 from ink_ls.checkpoints.rewind import (
@@ -36,9 +37,11 @@ from ink_ls.protocol.models import (
     SessionRewindParams,
     SessionRewindResult,
 )
+from ink_ls.sessions.rewind_command import run_rewind
 
 if TYPE_CHECKING:
     from ink_ls.editor.host import Host
+    from ink_ls.editor.sessions import LiveSession
     from ink_ls.sessions.store import Session
 
 log = logging.getLogger(__name__)
@@ -208,3 +211,20 @@ async def rewind_session(host: Host, params: SessionRewindParams) -> SessionRewi
     return SessionRewindResult(
         checkpoint=wire_checkpoint(outcome.entry), restored=outcome.restored, kept=outcome.kept
     )
+
+
+def rewinder(live: LiveSession) -> Rewinder | None:
+    """The `/rewind` built-in typed in a prompt: the files on disk (an open buffer without
+    unsaved edits follows its file) and the conversation, as over ACP; None when the session
+    is not stored."""
+    stored = live.stored
+    if stored is None:
+        return None
+
+    async def rewind_typed(text: str) -> str:
+        answer = await run_rewind(stored, text)
+        live.messages[:] = stored.messages  # the next prompt continues from the rewound history
+        live.turns = stored.timeline.last
+        return answer
+
+    return rewind_typed

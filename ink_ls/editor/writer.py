@@ -10,6 +10,7 @@ never goes stale; a file not open is written to disk directly.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,11 @@ class EditorChanges:
             title=(
                 f"{change.tool_name} {rel} ({change.tool_call_id}): "
                 f"{change_summary(base, change.new_text)}"
+                + (
+                    f", with {', '.join(self._relpath(p) for p in change.together)}"
+                    if change.together
+                    else ""
+                )
             ),
             detail=rel,
             project_rules=change.project_rules,
@@ -239,6 +245,19 @@ class EditorChanges:
         edit = self.build_edit(
             path, base, new_text, version, label, tool_call_id=tool_call_id, approved=approved
         )
+        return await self._send(edit, label, signal, approved=approved, tool_call_id=tool_call_id)
+
+    async def _send(
+        self,
+        edit: lsp.WorkspaceEdit,
+        label: str,
+        signal: CancelSignal,
+        *,
+        approved: bool,
+        tool_call_id: str,
+    ) -> bool:
+        """One `applyEdit`; raises `ChangeRejectedError` unless the editor applied it. True
+        when a reviewing client says the user edited the proposal (`"ink": {"edited": true}`)."""
         params = lsp.apply_edit_params(label, edit)
         if approved and self.features.ink_plugin:  # only our plugins take the extra member
             params["ink"] = dict(PRE_APPROVED)
@@ -267,3 +286,57 @@ class EditorChanges:
             raise ChangeRejectedError("user", str(reason or "the user rejected this change"))
         ink = answer.get("ink") if reviewed else None
         return isinstance(ink, dict) and ink.get("edited") is True
+
+    async def apply_together(
+        self, changes: Sequence[ProposedChange], *, approved: bool, signal: CancelSignal
+    ) -> None:
+        """Several files in one `applyEdit` (one review in an editor that reviews it; files
+        not open are written to disk when pre-approved), then each file checked on disk."""
+        first = changes[0]
+        asked = self._asked.pop(first.tool_call_id, None)
+        if asked is not None:  # the user may have typed while we asked
+            self._check_unchanged(first.path, asked)
+        label = (
+            f"ink: {first.tool_name} {len(changes)} files "
+            f"({', '.join(self._relpath(c.path) for c in changes)}) ({first.tool_call_id})"
+        )
+        before: list[tuple[ProposedChange, str | None, str | None]] = []
+        parts: list[lsp.WorkspaceEdit] = []
+        for change in changes:
+            doc = self.documents.get(change.path)
+            disk = _read_disk(change.path)
+            base = doc.text if doc is not None else disk
+            self._check_base(change, base)
+            before.append((change, base, disk))
+            if not approved or doc is not None:
+                parts.append(
+                    self.build_edit(
+                        change.path,
+                        base,
+                        change.new_text,
+                        doc.version if doc else None,
+                        label,
+                        tool_call_id=first.tool_call_id,
+                        approved=approved,
+                    )
+                )
+        if parts:
+            try:
+                await self._send(
+                    lsp.merge_edits(parts),
+                    label,
+                    signal,
+                    approved=approved,
+                    tool_call_id=first.tool_call_id,
+                )
+            except WaitInterruptedError as exc:
+                raise ChangeRejectedError("user", exc.reason) from None
+        for change, base, disk_before in before:
+            now = self.documents.get(change.path)
+            if now is not None and now.text not in (base, change.new_text):
+                raise ChangeRejectedError("user", STALE)
+            disk = _read_disk(change.path)
+            if disk != change.new_text:
+                if disk != disk_before:
+                    raise ChangeRejectedError("user", STALE)
+                _write_disk(change.path, change.new_text, self.cwd)

@@ -10,6 +10,7 @@ from ink_ls.handlers._errors import guarded, validate
 from ink_ls.handlers.state import ServerState
 from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
+    CommandsParams,
     DiagnosticsChangedParams,
     McpStatusParams,
     SessionCancelParams,
@@ -102,6 +103,12 @@ def register(server: LanguageServer, state: ServerState) -> None:
     async def tools(params: Any) -> dict[str, Any]:
         validate(ToolsParams, params)
         return (await state.require_host().tools()).dump()
+
+    @server.feature(methods.COMMANDS_LIST)
+    @guarded
+    async def commands(params: Any) -> dict[str, Any]:
+        validate(CommandsParams, params)
+        return state.require_host().commands().dump()
 
     @server.feature(methods.MCP_STATUS)
     @guarded

@@ -18,6 +18,7 @@ from lsprotocol import types as lsp
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
+from ink_ls.langserver.answers import lsp_path
 from ink_ls.langserver.servers import ServerCommand
 from ink_ls.tools.lsp_answers import LspUnavailableError
 
@@ -212,10 +213,3 @@ class Connection:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
-def lsp_path(uri: str) -> str:
-    """The file system path of a `file://` URI."""
-    from urllib.parse import unquote, urlparse
-
-    return unquote(urlparse(uri).path)

@@ -13,9 +13,11 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from ink_ls.langserver.connection import Connection, lsp_path
+from ink_ls.langserver import answers as convert
+from ink_ls.langserver.connection import Connection
 from ink_ls.langserver.servers import ServerCommand, language_id, language_of, names
 from ink_ls.tools.lsp_answers import (
+    OPERATIONS,
     Call,
     Diagnostic,
     Location,
@@ -28,35 +30,6 @@ from ink_ls.tools.processes import watched_env
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 _DIAGNOSTICS_WAIT = 3.0
-
-
-def _units(line: str, column: int, utf16: bool) -> int:
-    """A character column as the server counts it (UTF-16 code units unless UTF-32)."""
-    return len(line[:column].encode("utf-16-le")) // 2 if utf16 else column
-
-
-def _chars(line: str, units: int, utf16: bool) -> int:
-    """A server column (UTF-16 units unless UTF-32) as a character column."""
-    if not utf16:
-        return units
-    return len(line.encode("utf-16-le")[: units * 2].decode("utf-16-le", errors="ignore"))
-
-
-def _kind(kind: lsp.SymbolKind) -> str:
-    return kind.name.lower() if isinstance(kind, lsp.SymbolKind) else str(kind)
-
-
-def _markdown(contents: Any) -> str:
-    """Hover contents (markup, a marked string or a list of them) as one markdown text."""
-    if isinstance(contents, lsp.MarkupContent):
-        return contents.value
-    if isinstance(contents, str):
-        return contents
-    if isinstance(contents, lsp.MarkedStringWithLanguage):
-        return f"```{contents.language}\n{contents.value}\n```"
-    if isinstance(contents, list):
-        return "\n\n".join(_markdown(c) for c in contents)
-    return ""
 
 
 class WorkspaceServers:
@@ -74,6 +47,9 @@ class WorkspaceServers:
 
     def languages(self) -> list[str]:
         return names(self.commands.values())
+
+    def operations(self) -> list[str]:
+        return list(OPERATIONS)
 
     def pids(self) -> list[int]:
         """The process ids of the servers running now."""
@@ -125,9 +101,7 @@ class WorkspaceServers:
         return connection, uri
 
     def _position(self, connection: Connection, text: str, at: Position) -> lsp.Position:
-        lines = text.splitlines()
-        row = lines[at.line] if at.line < len(lines) else ""
-        return lsp.Position(line=at.line, character=_units(row, at.column, connection.utf16))
+        return convert.position(text, at, _encoding(connection))
 
     async def locations(
         self, operation: str, path: Path, text: str, at: Position
@@ -155,7 +129,7 @@ class WorkspaceServers:
                 lsp.ImplementationParams(text_document=doc, position=pos)
             )
             answer = await connection.ask(request, operation)
-        return [_location(item) for item in _as_list(answer)]
+        return [convert.location(item) for item in convert.as_list(answer)]
 
     async def hover(self, path: Path, text: str, at: Position) -> str:
         connection, uri = await self._ready(path, text, "hover_provider", "hover")
@@ -164,7 +138,7 @@ class WorkspaceServers:
             position=self._position(connection, text, at),
         )
         answer = await connection.ask(connection.client.text_document_hover_async(params), "hover")
-        return _markdown(answer.contents) if answer is not None else ""
+        return convert.markdown(answer.contents) if answer is not None else ""
 
     async def document_symbols(self, path: Path, text: str) -> list[Symbol]:
         connection, uri = await self._ready(
@@ -173,7 +147,7 @@ class WorkspaceServers:
         params = lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
         request = connection.client.text_document_document_symbol_async(params)
         answer = await connection.ask(request, "document_symbols")
-        return [_symbol(item) for item in _as_list(answer)]
+        return [convert.symbol(item) for item in convert.as_list(answer)]
 
     async def workspace_symbols(self, path: Path, text: str, query: str) -> list[Symbol]:
         connection, _uri = await self._ready(
@@ -181,7 +155,7 @@ class WorkspaceServers:
         )
         request = connection.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=query))
         answer = await connection.ask(request, "workspace_symbols")
-        return [_symbol(item) for item in _as_list(answer)]
+        return [convert.symbol(item) for item in convert.as_list(answer)]
 
     async def calls(self, operation: str, path: Path, text: str, at: Position) -> list[Call]:
         connection, uri = await self._ready(path, text, "call_hierarchy_provider", operation)
@@ -202,11 +176,7 @@ class WorkspaceServers:
                     ),
                     operation,
                 )
-                for call in incoming or []:
-                    where = Path(lsp_path(call.from_.uri))
-                    for r in call.from_ranges or [call.from_.selection_range]:
-                        loc = Location(where, r.start.line)
-                        calls.append(Call(call.from_.name, _kind(call.from_.kind), loc))
+                calls += convert.incoming_calls(incoming or [])
             else:
                 outgoing = await connection.ask(
                     client.call_hierarchy_outgoing_calls_async(
@@ -214,10 +184,7 @@ class WorkspaceServers:
                     ),
                     operation,
                 )
-                for out in outgoing or []:
-                    for r in out.from_ranges or [out.to.selection_range]:
-                        loc = Location(Path(lsp_path(item.uri)), r.start.line)
-                        calls.append(Call(out.to.name, _kind(out.to.kind), loc))
+                calls += convert.outgoing_calls(item.uri, outgoing or [])
         return calls
 
     async def diagnostics(self, path: Path, text: str) -> list[Diagnostic]:
@@ -264,25 +231,11 @@ class WorkspaceServers:
         )
         if answer is None:
             return {}
-        raw: dict[str, list[lsp.TextEdit]] = {}
-        for change in answer.document_changes or []:
-            if isinstance(change, lsp.TextDocumentEdit):
-                raw.setdefault(change.text_document.uri, []).extend(
-                    e for e in change.edits if isinstance(e, lsp.TextEdit)
-                )
-            else:
-                raise LspUnavailableError(
-                    "the rename would create, move or delete files, which this tool does not do; "
-                    "rename the files with bash instead."
-                )
-        for target_uri, edits in (answer.changes or {}).items():
-            raw.setdefault(target_uri, []).extend(edits)
-        converted: dict[Path, list[TextEdit]] = {}
-        for target_uri, edits in raw.items():
-            target = Path(lsp_path(target_uri))
-            lines = (text if target == path else target.read_text(encoding="utf-8")).splitlines()
-            converted[target] = [_edit(e, lines, connection.utf16) for e in edits]
-        return converted
+
+        def text_of(target: Path) -> str:
+            return text if target == path else target.read_text(encoding="utf-8")
+
+        return convert.text_edits(convert.workspace_edits(answer), text_of, _encoding(connection))
 
     async def close(self) -> None:
         """Stop every server of the workspace (each within about two seconds)."""
@@ -291,35 +244,5 @@ class WorkspaceServers:
         await asyncio.gather(*(c.close() for c in connections))
 
 
-def _as_list(answer: Any) -> list[Any]:
-    if answer is None:
-        return []
-    return list(answer) if isinstance(answer, list | tuple) else [answer]
-
-
-def _location(item: Any) -> Location:
-    if isinstance(item, lsp.LocationLink):
-        return Location(Path(lsp_path(item.target_uri)), item.target_selection_range.start.line)
-    return Location(Path(lsp_path(item.uri)), item.range.start.line)
-
-
-def _symbol(item: Any) -> Symbol:
-    if isinstance(item, lsp.DocumentSymbol):
-        return Symbol(
-            item.name,
-            _kind(item.kind),
-            item.selection_range.start.line,
-            detail=item.detail or "",
-            children=[_symbol(c) for c in item.children or []],
-        )
-    location = item.location
-    line = location.range.start.line if isinstance(location, lsp.Location) else 0
-    return Symbol(item.name, _kind(item.kind), line, path=Path(lsp_path(location.uri)))
-
-
-def _edit(edit: lsp.TextEdit, lines: list[str], utf16: bool) -> TextEdit:
-    def point(p: lsp.Position) -> Position:
-        row = lines[p.line] if p.line < len(lines) else ""
-        return Position(p.line, _chars(row, p.character, utf16))
-
-    return TextEdit(point(edit.range.start), point(edit.range.end), edit.new_text)
+def _encoding(connection: Connection) -> convert.Encoding:
+    return "utf-16" if connection.utf16 else "utf-32"

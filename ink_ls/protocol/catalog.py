@@ -11,9 +11,13 @@ from typing import Literal
 
 from ink_ls.protocol import methods
 from ink_ls.protocol.models import (
+    CommandsParams,
+    CommandsResult,
     DiagnosticsChangedParams,
     DiagnosticsParams,
     DiagnosticsResult,
+    LanguageFeaturesParams,
+    LanguageFeaturesResult,
     McpStatusParams,
     McpStatusResult,
     SessionCancelParams,
@@ -74,9 +78,11 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("SESSION_REWIND", _C2S, SessionRewindParams, SessionRewindResult),
     MethodSpec("SESSION_CHANGES", _C2S, SessionChangesParams, SessionChangesResult),
     MethodSpec("TOOLS", _C2S, ToolsParams, ToolsResult),
+    MethodSpec("COMMANDS_LIST", _C2S, CommandsParams, CommandsResult),
     MethodSpec("MCP_STATUS", _C2S, McpStatusParams, McpStatusResult),
     MethodSpec("SESSION_UPDATE", _S2C, SessionUpdateParams, notification=True),
     MethodSpec("DIAGNOSTICS", _S2C, DiagnosticsParams, DiagnosticsResult),
     MethodSpec("DIAGNOSTICS_CHANGED", _C2S, DiagnosticsChangedParams, notification=True),
+    MethodSpec("LANGUAGE_FEATURES", _S2C, LanguageFeaturesParams, LanguageFeaturesResult),
 )
 """Every `ink/*` method, in the order protocol.md lists them."""

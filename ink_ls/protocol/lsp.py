@@ -87,6 +87,22 @@ def whole_document_edit(
     return lsp.WorkspaceEdit(document_changes=changes, change_annotations=annotations)
 
 
+def merge_edits(edits: list[lsp.WorkspaceEdit]) -> lsp.WorkspaceEdit:
+    """One `WorkspaceEdit` doing what `edits` (each of other files) do, in order."""
+    document_changes: list[Any] = []
+    changes: dict[str, Any] = {}
+    annotations: dict[str, lsp.ChangeAnnotation] = {}
+    for edit in edits:
+        document_changes += edit.document_changes or []
+        changes.update(edit.changes or {})
+        annotations.update(edit.change_annotations or {})
+    return lsp.WorkspaceEdit(
+        document_changes=document_changes or None,
+        changes=changes or None,
+        change_annotations=annotations or None,
+    )
+
+
 def delete_file_edit(uri: str) -> lsp.WorkspaceEdit:
     """A `WorkspaceEdit` deleting one file (`DeleteFile`; no error when it is gone)."""
     op = lsp.DeleteFile(uri=uri, options=lsp.DeleteFileOptions(ignore_if_not_exists=True))

@@ -18,6 +18,7 @@ SESSION_CHECKPOINTS = "ink/session/checkpoints"
 SESSION_REWIND = "ink/session/rewind"
 SESSION_CHANGES = "ink/session/changes"
 TOOLS = "ink/tools"
+COMMANDS_LIST = "ink/commands"
 MCP_STATUS = "ink/mcp/status"
 
 # server → client notifications
@@ -28,6 +29,10 @@ DIAGNOSTICS = "ink/diagnostics"
 """server → client request: the diagnostics the editor holds for some files (or all)."""
 DIAGNOSTICS_CHANGED = "ink/diagnosticsChanged"
 """client → server notification: the diagnostics of these files changed."""
+
+# the editor's language servers (clients announcing `experimental.ink.languageFeatures`)
+LANGUAGE_FEATURES = "ink/languageFeatures"
+"""server → client request: ask the editor's language servers (definition, references…)."""
 
 REPLAY_TURN = "replay"
 """The `turnId` of the updates that replay a stored session (`ink/session/load`)."""
@@ -45,6 +50,7 @@ INK_REQUESTS: tuple[str, ...] = (
     SESSION_REWIND,
     SESSION_CHANGES,
     TOOLS,
+    COMMANDS_LIST,
     MCP_STATUS,
 )
 INK_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE,)
@@ -79,5 +85,6 @@ SERVER_REQUESTS: tuple[str, ...] = (
     PROGRESS_CREATE,
     SHOW_DOCUMENT,
     DIAGNOSTICS,
+    LANGUAGE_FEATURES,
 )
 SERVER_NOTIFICATIONS: tuple[str, ...] = (SESSION_UPDATE, PROGRESS, SHOW_MESSAGE, LOG_MESSAGE)

@@ -260,6 +260,25 @@ class ToolsResult(WireModel):
     tools: list[ToolInfo]
 
 
+class CommandsParams(WireModel):
+    pass
+
+
+class CommandEntry(WireModel):
+    """One slash command (`ink/commands`): a built-in or a prompt file."""
+
+    name: str
+    """Without the leading `/`; subfolders of a prompt-file folder namespace it (`git:commit`)."""
+    description: str
+    argument_hint: str = ""
+    source: str
+    """`builtin`, or the prompt file's path (relative to the workspace, `~/…` in the home)."""
+
+
+class CommandsResult(WireModel):
+    commands: list[CommandEntry]
+
+
 class McpStatusParams(WireModel):
     pass
 
@@ -325,6 +344,49 @@ class DiagnosticsResult(WireModel):
 
 class DiagnosticsChangedParams(WireModel):
     uris: list[str]
+
+
+LanguageFeature = Literal[
+    "definition",
+    "references",
+    "implementation",
+    "hover",
+    "documentSymbols",
+    "workspaceSymbols",
+    "incomingCalls",
+    "outgoingCalls",
+    "rename",
+]
+"""What `ink/languageFeatures` asks the editor's language servers."""
+
+
+class LanguageFeaturesParams(WireModel):
+    """`ink/languageFeatures` (server → client): one question for the language servers the
+    editor runs for `textDocument` (workspace symbols: those of its language)."""
+
+    operation: LanguageFeature
+    text_document: TextDocumentIdentifier
+    position: Position | None = None
+    """In the negotiated position encoding; absent for documentSymbols and workspaceSymbols."""
+    query: str | None = None
+    """workspaceSymbols: the name to look for."""
+    new_name: str | None = None
+    """rename: the new name."""
+
+
+class LanguageFeaturesResult(WireModel):
+    """The answer: `available: false` when no language server of the editor covers the file
+    or offers the operation (then ink-ls asks its own servers)."""
+
+    available: bool
+    result: Any = None
+    """The raw LSP result, merged over the editor's servers without duplicates (a list for
+    every operation but rename): definition/references/implementation `Location[]` or
+    `LocationLink[]`, hover `Hover[]`, documentSymbols `DocumentSymbol[]` or
+    `SymbolInformation[]`, workspaceSymbols `SymbolInformation[]` or `WorkspaceSymbol[]`,
+    incomingCalls `CallHierarchyIncomingCall[]`, outgoingCalls `CallHierarchyOutgoingCall[]`,
+    rename one `WorkspaceEdit` (or null: nothing to rename). Positions in the negotiated
+    encoding."""
 
 
 # ---- ink/session/update ---------------------------------------------------------------------

@@ -12,6 +12,7 @@ import asyncio
 import signal as signals
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +23,6 @@ from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
-from ink_ls.agent.mentions import attach_mentions
 from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
@@ -43,6 +43,7 @@ from ink_ls.run.terminal import (
 )
 from ink_ls.run.view import TerminalView
 from ink_ls.sessions.conversation import StoredConversation
+from ink_ls.sessions.rewind_command import run_rewind
 from ink_ls.sessions.store import Session, SessionError, SessionStore, unsaved_message
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_MAX_TOKENS, EXIT_INTERRUPTED = (
@@ -170,6 +171,7 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
         mcp=hub,
         trust=setup.trust,
         mode_stated=setup.stated is not None,
+        rewind=partial(run_rewind, setup.session),
     )
     try:
         async with TurnBuilder(factory).turn(
@@ -183,15 +185,13 @@ async def _run(setup: _Setup, *, json_mode: bool, max_turns: int, compact: bool)
             prompt=setup.prompt if setup.prompt.strip() else None,
             checkpoints=setup.session,
         ) as prepared:
-            for line in prepared.notices:  # settings files: problems, ignored parts, sandbox
-                err.print(f"ink-ls run: {line}", style="yellow", markup=False)
             _header(prepared, hub, err, setup, json_mode=json_mode)
             if compact:
                 status = await _compact(prepared.agent, err, setup)
                 if status != EXIT_OK or not setup.prompt.strip():
                     return status
             approve = _plan_approval(terminal, controller) if setup.interactive else None
-            result = await _run_agent(prepared.agent, front.gate, setup, controller, approve)
+            result = await _run_agent(prepared, front.gate, setup, controller, approve)
     except asyncio.CancelledError:
         from ink_ls.tools.processes import kill_all_tracked
 
@@ -217,8 +217,8 @@ def _header(
 ) -> None:
     """MCP servers that could not start (the run goes on without them); then, in the live
     view, the session, the model, its window and the project instructions in force."""
-    for notice in prepared.notices:  # the settings files' problems, what trust held back
-        err.print(f"ink-ls run: {notice}", markup=False)
+    for notice in prepared.notices:  # settings files: problems, ignored parts, sandbox
+        err.print(f"ink-ls run: {notice}", style="yellow", markup=False)
     for problem in hub.problems:  # e.g. a ${VAR} a project file may not expand
         err.print(f"MCP: {problem}", style="yellow", markup=False)
     for server in hub.status():
@@ -254,7 +254,7 @@ def _plan_approval(asker: TerminalAsker, controller: CancelController) -> PlanAp
 
 
 async def _run_agent(
-    agent: Agent,
+    prepared: PreparedTurn,
     gate: ApprovalGate,
     setup: _Setup,
     controller: CancelController,
@@ -278,8 +278,7 @@ async def _run_agent(
 
     loop.add_signal_handler(signals.SIGINT, on_interrupt)
     try:
-        prompt = attach_mentions(setup.prompt, setup.cwd)  # `@path`, `@path#L1-9`, `@dir/`
-        return await run_turn(agent, gate, prompt, controller.signal, approve)
+        return await run_turn(prepared, gate, setup.prompt, controller.signal, approve)
     finally:
         loop.remove_signal_handler(signals.SIGINT)
 

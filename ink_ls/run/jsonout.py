@@ -12,7 +12,7 @@ import json
 import logging
 from typing import Any, TextIO
 
-from ink_ls.agent.events import AgentEvent, RunEndEvent
+from ink_ls.agent.events import AgentEvent, RunEndEvent, ToolOutputEvent
 from ink_ls.core.sanitize import json_safe
 
 log = logging.getLogger(__name__)
@@ -26,6 +26,8 @@ class JsonPrinter:
         self._session_id = session_id
 
     def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolOutputEvent):  # the result carries the output; lines stay few
+            return
         try:
             data: dict[str, Any] = event.model_dump(mode="json", by_alias=True)
         except Exception:  # a display payload that does not serialise: drop it, keep the line

@@ -8,11 +8,12 @@ process it started running after a cancel or timeout without saying so.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import math
 import os
 import signal as signals
 import subprocess
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -211,6 +212,7 @@ class BashTool(Tool[BashParams]):
             except (OSError, ValueError, subprocess.SubprocessError, SandboxError) as exc:
                 return ToolResult(output=f"Error: failed to spawn command: {exc}", is_error=True)
             call = _Call(proc, tree, out, err, signal, args.timeout)
+            call.on_output = context.output
             await call.run()
             result = self._result(
                 args,
@@ -289,6 +291,11 @@ class _Call:
         self.kill_report: _process.KillReport | None = None
         self.kill_note: str | None = None
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.on_output: Callable[[str], None] | None = None
+        """Gets the output as it is read (decoded per stream: a split character waits)."""
+        self.decoders = {
+            fd: codecs.getincrementaldecoder("utf-8")(errors="replace") for fd in self.pipes
+        }
 
     # -- events ----------------------------------------------------------------------------
 
@@ -304,6 +311,8 @@ class _Call:
             self._maybe_done()
             return
         self.pipes[fd].feed(self.buf, n)
+        if self.on_output is not None:
+            self.on_output(self.decoders[fd].decode(bytes(self.buf[:n])))
         if self.exited:
             self._arm("quiet", QUIET_SECONDS)  # output re-arms the quiet timer
 

@@ -16,7 +16,9 @@ from pydantic import Field
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import (
     Access,
+    BatchWriter,
     ChangeRejectedError,
+    TextChange,
     Tool,
     ToolContext,
     ToolParams,
@@ -36,6 +38,18 @@ from ink_ls.tools.lsp_answers import (
     Position,
 )
 
+_OPERATION_HELP = {
+    "definition": "definition",
+    "references": "references (declaration included)",
+    "implementation": "implementation",
+    "hover": "hover",
+    "document_symbols": "document_symbols",
+    "workspace_symbols": "workspace_symbols (with query)",
+    "incoming_calls": "incoming_calls",
+    "outgoing_calls": "outgoing_calls",
+    "diagnostics": "diagnostics",
+    "rename": "rename (with new_name; edits every file, each change approved as usual)",
+}
 _NEEDS_POSITION = (*LOCATION_OPERATIONS, *CALL_OPERATIONS, "hover", "rename")
 
 
@@ -70,14 +84,13 @@ class LspTool(Tool[LspParams]):
     def __init__(self, intel: CodeIntel) -> None:
         self._intel = intel
         languages = ", ".join(intel.languages()) or "none"
+        offered = set(intel.operations())
+        operations = ", ".join(d for op, d in _OPERATION_HELP.items() if op in offered)
         self.description = (
-            "Ask the workspace's language server (languages: "
-            f"{languages}) instead of grepping: operation is one of definition, references "
-            "(declaration included), implementation, hover, document_symbols, "
-            "workspace_symbols (with query), incoming_calls, outgoing_calls, diagnostics, "
-            "rename (with new_name; edits every file, each change approved as usual). Give "
-            "path, a 1-based line and the symbol's name on that line (or a 1-based column). "
-            "Answers: one `path:line: code` line per location, sorted, capped with a count."
+            f"Ask the workspace's language servers (languages: {languages}) instead of "
+            f"grepping. operation is one of: {operations}. Give path, a 1-based line and the "
+            "symbol's name on that line (or a 1-based column). Answers: one `path:line: code` "
+            "line per location, sorted, capped with a count."
         )
 
     def title(self, args: Mapping[str, Any], cwd: Path) -> str:
@@ -87,11 +100,14 @@ class LspTool(Tool[LspParams]):
         return f"lsp {text_arg(args, 'operation')} {where}{at}".rstrip()
 
     def access(self, args: LspParams, cwd: Path) -> Access | None:
-        """Every operation but `rename` reads only the file asked about (plan mode and deny
-        rules see it as a read); a rename may write any file (None: a barrier)."""
+        """Every operation reads only the file asked about (plan mode and deny rules see it
+        as a read); a rename may write any file of the workspace: it declares the workspace
+        as written (no call on its files overlaps it; the write policy asks for the real
+        changes, every file under one decision)."""
+        reads = frozenset({real(args.path, cwd)})
         if args.operation == "rename":
-            return None
-        return Access(reads=frozenset({real(args.path, cwd)}))
+            return Access(reads=reads, writes=frozenset({real(str(cwd), cwd)}))
+        return Access(reads=reads)
 
     async def execute(
         self, args: LspParams, signal: CancelSignal, context: ToolContext
@@ -166,26 +182,36 @@ class LspTool(Tool[LspParams]):
         edits = await self._intel.rename(path, text, at, args.new_name)
         if not edits:
             return _failure("the language server found nothing to rename there.")
-        changed: dict[Path, int] = {}
+        changes: list[TextChange] = []
         for target, file_edits in sorted(edits.items()):
             old = await document_text(context.files, target)
             if old is None:
                 old = target.read_text(encoding="utf-8")
+            changes.append(TextChange(target, fmt.apply_edits(old, file_edits), old))
+        changed = {target: len(file_edits) for target, file_edits in sorted(edits.items())}
+        writer = context.writer
+        if isinstance(writer, BatchWriter):  # every file under one decision
+            await writer.write_texts(
+                changes, tool_name=self.name, tool_call_id=context.tool_call_id, signal=signal
+            )
+            return ToolResult(fmt.summarize_rename(changed, context.cwd, args.new_name))
+        done: dict[Path, int] = {}
+        for change in changes:
             try:
-                await context.writer.write_text(
-                    target,
-                    fmt.apply_edits(old, file_edits),
-                    old_text=old,
+                await writer.write_text(
+                    change.path,
+                    change.new_text,
+                    old_text=change.old_text,
                     tool_name=self.name,
                     tool_call_id=context.tool_call_id,
                     signal=signal,
                 )
             except ChangeRejectedError:
-                if changed:  # some files are already written: say which
-                    done = fmt.summarize_rename(changed, context.cwd, args.new_name)
-                    return _failure(f"rename stopped: a change was refused. Done so far: {done}")
+                if done:  # some files are already written: say which
+                    so_far = fmt.summarize_rename(done, context.cwd, args.new_name)
+                    return _failure(f"rename stopped: a change was refused. Done so far: {so_far}")
                 raise
-            changed[target] = len(file_edits)
+            done[change.path] = changed[change.path]
         return ToolResult(fmt.summarize_rename(changed, context.cwd, args.new_name))
 
 

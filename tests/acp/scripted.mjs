@@ -2,7 +2,7 @@
 // with the given capabilities, session/new (cwd, mcpServers, _meta), an optional mode, then the
 // prompts one after another. Permission requests are answered from `answers` (the first key
 // found in the tool call's title → its optionId; none found fails). Prints a JSON report:
-// {sessionId, stops, permissions, updates}.
+// {sessionId, stops, permissions, updates, times} (times: ms since start, one per update).
 //
 // Usage: node scripted.mjs SCENARIO.json -- COMMAND...   (the agent command)
 import assert from "node:assert/strict";
@@ -24,10 +24,12 @@ function withTimeout(promise, what) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-const report = { stops: [], permissions: [], updates: [] };
+const report = { stops: [], permissions: [], updates: [], times: [] };
+const started = Date.now();
 const app = client({ name: "ink-acp-scripted-test" })
   .onNotification(methods.client.session.update, ({ params }) => {
     report.updates.push(params.update);
+    report.times.push(Date.now() - started);
   })
   .onRequest(methods.client.session.requestPermission, ({ params }) => {
     report.permissions.push(params.toolCall);

@@ -44,7 +44,7 @@ async def test_rewind_command(
         announced = await client.wait_for(
             lambda u: u["sessionUpdate"] == "available_commands_update"
         )
-        assert [c["name"] for c in announced["availableCommands"]] == ["rewind"]
+        assert [c["name"] for c in announced["availableCommands"]] == ["compact", "clear", "rewind"]
 
         async def say(words: str) -> None:
             result = await asyncio.wait_for(

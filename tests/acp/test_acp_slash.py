@@ -41,7 +41,7 @@ async def test_prompt_files_are_announced_and_expanded(
             lambda u: u["sessionUpdate"] == "available_commands_update"
         )
         by_name = {c["name"]: c for c in announced["availableCommands"]}
-        assert list(by_name) == ["rewind", "git:commit", "review"]
+        assert list(by_name) == ["compact", "clear", "rewind", "git:commit", "review"]
         assert by_name["review"]["description"] == "Review code"
         assert by_name["review"]["input"] == {"hint": "<path>"}
         result = await asyncio.wait_for(

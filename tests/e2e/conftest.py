@@ -33,7 +33,13 @@ WAIT = 20.0
 SERVER_COMMAND = [sys.executable, "-m", "ink_ls", "--stdio"]
 
 _RAW_REQUESTS = frozenset(
-    methods.INK_REQUESTS + (methods.APPLY_EDIT, methods.SHOW_MESSAGE_REQUEST, methods.DIAGNOSTICS)
+    methods.INK_REQUESTS
+    + (
+        methods.APPLY_EDIT,
+        methods.SHOW_MESSAGE_REQUEST,
+        methods.DIAGNOSTICS,
+        methods.LANGUAGE_FEATURES,
+    )
 )
 
 
@@ -74,6 +80,7 @@ class InkClient(LanguageClient):
         self.on_apply_edit: Handler = self.accept_edit
         self.on_message_request: Handler = self._no_prompt_expected
         self.on_diagnostics: Handler = self._no_diagnostics
+        self.on_language_features: Handler = self._no_language_features
         self._changed = asyncio.Condition()
 
     # ---- recording ------------------------------------------------------------------------
@@ -173,6 +180,9 @@ class InkClient(LanguageClient):
     async def _no_diagnostics(self, params: dict[str, Any]) -> Any:
         raise AssertionError("ink/diagnostics asked of a client that did not announce it")
 
+    async def _no_language_features(self, params: dict[str, Any]) -> Any:
+        raise AssertionError("ink/languageFeatures asked of a client that did not announce it")
+
     async def _no_prompt_expected(self, params: dict[str, Any]) -> Any:
         raise AssertionError(f"unexpected approval prompt: {params['message']}")
 
@@ -210,6 +220,10 @@ def make_client() -> InkClient:
     @client.feature(methods.DIAGNOSTICS)
     async def on_diagnostics(params: dict[str, Any]) -> Any:
         return await client.on_diagnostics(params)
+
+    @client.feature(methods.LANGUAGE_FEATURES)
+    async def on_language_features(params: dict[str, Any]) -> Any:
+        return await client.on_language_features(params)
 
     @client.feature(methods.SHOW_MESSAGE_REQUEST)
     async def on_message_request(params: dict[str, Any]) -> Any:

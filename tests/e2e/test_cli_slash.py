@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.test_cli_run import Run, env, fake, ink, ws  # noqa: F401  (fixtures)
-from tests.fakes.model_server import FakeModelServer, text
+from tests.fakes.model_server import FakeModelServer, text, tool
 
 
 def _user_text(request: dict[str, Any]) -> str:
@@ -75,3 +75,25 @@ async def test_project_beats_user_and_ink_beats_claude(
     _write(ws / ".ink" / "commands" / "review.md", "the project's ink review")
     assert await _sent(ink, fake, "/review") == "the project's ink review"
     assert await _sent(ink, fake, "/mine x y") == "the user's own command: x y"
+
+
+async def test_builtins_compact_and_rewind_need_no_model(
+    ink: Callable[..., Any], fake: FakeModelServer, ws: Path
+) -> None:
+    session = ("--session", "s-builtins")
+    fake.push(tool("write", {"path": "a.txt", "content": "one\n"}), text("wrote"))
+    run: Run = await ink("--json", "--approval", "auto", *session, "make a.txt")
+    assert await run.finish() == 0, run.stderr
+    asked = len(fake.requests)
+    run = await ink("--json", "--approval", "auto", *session, "/rewind")
+    assert await run.finish() == 0, run.stderr
+    listing = "".join(e["text"] for e in run.events if e["type"] == "text_delta")
+    assert listing.startswith("1. make a.txt — a.txt +1 −0") and "Rewind with /rewind N." in listing
+    run = await ink("--json", "--approval", "auto", *session, "/rewind 1")
+    assert await run.finish() == 0, run.stderr
+    assert not (ws / "a.txt").exists()
+    run = await ink("--json", "--approval", "auto", *session, "/compact")
+    assert await run.finish() == 0, run.stderr
+    said = "".join(e["text"] for e in run.events if e["type"] == "text_delta")
+    assert said == "Nothing older than the latest turn to compact."
+    assert len(fake.requests) == asked  # none of the three asked the model

@@ -166,6 +166,7 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
                 methods.SESSION_REWIND,
                 methods.SESSION_CHANGES,
                 methods.TOOLS,
+                methods.COMMANDS_LIST,
                 methods.MCP_STATUS,
             ],
             "notifications": [methods.SESSION_UPDATE],

@@ -143,7 +143,7 @@ def test_lua_units_in_headless_nvim(tmp_path: Path) -> None:
         methods.INK_REQUESTS
         + methods.INK_NOTIFICATIONS
         + methods.INK_CLIENT_NOTIFICATIONS
-        + (methods.DIAGNOSTICS,)
+        + (methods.DIAGNOSTICS, methods.LANGUAGE_FEATURES)
     )
     assert mirrored["lsp"]["apply_edit"] == methods.APPLY_EDIT
     assert mirrored["lsp"]["show_message_request"] == methods.SHOW_MESSAGE_REQUEST

@@ -27,6 +27,7 @@ import pytest
 
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
+from tests.editors import _vscode_intel as intel
 from tests.editors._procs import kill_tagged
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
@@ -88,6 +89,7 @@ _STEPS: dict[str, list[Reply]] = {
         tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
         tool("bash", {"command": "echo done > json-done.txt"}),
     ],
+    **intel.STEPS,
 }
 
 PANEL_ANSWER = (
@@ -113,6 +115,7 @@ def respond(payload: dict[str, Any]) -> Reply:
     last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user")
     prompt = _content_text(messages[last_user])
     results = [m for m in messages[last_user + 1 :] if m.get("role") == "tool"]
+    intel.note_request(prompt)
     if "[hang]" in prompt:
         return Reply(text="Thinking hard", hang=True)
     for tag, steps in _STEPS.items():
@@ -173,7 +176,9 @@ def run_node(
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        out = f"(timed out after {timeout} s)\n"
+        kill_tagged(tag, also=[proc.pid])
+        # what it printed until then says which case hung
+        out = f"{proc.communicate()[0]}\n(timed out after {timeout} s)\n"
     finally:
         kill_tagged(tag, also=[proc.pid])
         proc.wait()
@@ -290,6 +295,7 @@ WORKBENCH_CASES = [
     "panel: Stop ends the running turn; ↑ brings back the last prompt",
     "panel: a past session is resumed after reloading the window",
     "the diagnostics of an edit reach the model (built-in JSON language features)",
+    *intel.CASES,
     "review: an edited proposal is what lands (the model is told)",
     "rewind: the open buffer follows the agent's change; an unsaved edit is a conflict, kept",
     "review: the turn's files open in the multi-file review; a hunk reverted there is reverted "
@@ -297,7 +303,7 @@ WORKBENCH_CASES = [
 ]
 
 
-@pytest.mark.timeout(480)
+@pytest.mark.timeout(900)
 def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> None:
     """The extension in code-server's real workbench, driven by headless chromium."""
     shots = Path(os.environ.get("INK_SCREENSHOT_DIR", tmp_path / "shots"))
@@ -311,7 +317,7 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
             "INK_TEST_TMP": str(tmp_path),
             "INK_SCREENSHOT_DIR": str(shots),
         },
-        timeout=420,
+        timeout=840,
     )
     _assert_passed(out, WORKBENCH_CASES)
     assert (workspace / "panel.txt").read_text() == "two\n"
@@ -367,6 +373,7 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     assert "Context: the user is looking at README.md (lines 3-3)" in panel_prompt, json.dumps(
         panel_prompt
     )
+    intel.check(model, out)
     _assert_review_cases(workspace, model)
 
 

@@ -1,6 +1,6 @@
 /**
  * The language client for ink-ls: how the server is started (`<ink.serverPath> --stdio`), what
- * this client announces (`experimental.ink.reviewsApplyEdit`, `diagnostics`), the settings it sends, and the
+ * this client announces (`experimental.ink.reviewsApplyEdit`, `diagnostics`, `languageFeatures`), the settings it sends, and the
  * hooks for the server's requests (edit review, or no review for an edit the server marks
  * pre-approved; command approval, see approvals.ts) and notifications
  * (`ink/session/update`). No commands and no turn logic: see session.ts.
@@ -26,6 +26,7 @@ import {
 
 import { connectDiagnostics } from './diagnostics';
 import { isPreApproved } from './edits';
+import { connectLanguageFeatures } from './intel';
 import { resolveServer } from './options';
 import { type ClientInkCapabilities, type InkSettings, SESSION_UPDATE, type SessionUpdateParams } from './protocol';
 import type { EditReviewer } from './review';
@@ -37,7 +38,7 @@ export const CLIENT_NAME = 'Ink';
 /** Announces `capabilities.experimental.ink`: this client reviews every edit itself. */
 class InkCapabilitiesFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    const ink: ClientInkCapabilities = { reviewsApplyEdit: true, diagnostics: true };
+    const ink: ClientInkCapabilities = { reviewsApplyEdit: true, diagnostics: true, languageFeatures: true };
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
     capabilities.experimental = { ...experimental, ink };
   }
@@ -106,6 +107,7 @@ export function createClient(hooks: ClientHooks): LanguageClient {
   hooks.reviewer.watchWithdrawals(client); // a withdrawn edit review closes
   client.onNotification(SESSION_UPDATE, (params: SessionUpdateParams) => hooks.onUpdate(params));
   hooks.subscriptions.push(connectDiagnostics(client));
+  connectLanguageFeatures(client);
   return client;
 }
 

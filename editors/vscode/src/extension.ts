@@ -107,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): void {
     (e) => panel.record(e),
     onState,
   );
-  const actions = new PanelActions(panel, session, approvals, getClient);
+  const actions = new PanelActions(panel, session, approvals, getClient, (line) => log.info(line));
   context.subscriptions.push(
     panel,
     approvals,
@@ -159,6 +159,13 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   });
   command('ink.compact', () => session.compact());
+  command('ink.runPrompt', async () => {
+    const prompt = await actions.completion.pickPrompt();
+    if (prompt !== undefined) {
+      await panel.reveal();
+      await session.ask(prompt, { fromPanel: true });
+    }
+  });
   command('ink.focusPanel', () => panel.reveal());
   command('ink.sessions', () => actions.pickSession());
   command('ink.attachSelection', async () => {

@@ -1,7 +1,7 @@
 /**
  * What the Ink panel's controls do in VS Code: send a prompt with its chips, stop, answer an
- * approval, open a file at a range or a diff, copy / insert a code block, look up `@file`
- * mentions, attach the current selection, switch the approval mode, pick a session.
+ * approval, open a file at a range or a diff, copy / insert a code block, look up `@` mentions
+ * and `/` commands (panelCompletion.ts), attach the current selection, switch the approval mode, pick a session.
  */
 
 import * as vscode from 'vscode';
@@ -10,12 +10,12 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { InlineApprovals } from './approvals';
 import { type Chip, withAttachments } from './conversation';
 import type { InkPanel, WebviewMessage } from './panel';
+import { PanelCompletion } from './panelCompletion';
 import { SESSION_CLOSE, SESSION_LIST, type SessionListResult } from './protocol';
 import { describeError, type InkSession } from './session';
 import { SECTION } from './settings';
 
 export const SNAPSHOT_SCHEME = 'ink-snapshot';
-const MENTION_LIMIT = 12;
 
 /** Handles the panel's messages; `lastEditor` is the text editor the user last worked in. */
 export class PanelActions implements vscode.Disposable {
@@ -23,13 +23,17 @@ export class PanelActions implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
   private snapshotCounter = 0;
+  /** `@` mentions and `/` commands of the prompt box, and Ink: Run Prompt…. */
+  readonly completion: PanelCompletion;
 
   constructor(
     private readonly panel: InkPanel,
     private readonly session: InkSession,
     private readonly approvals: InlineApprovals,
     private readonly getClient: () => Promise<LanguageClient>,
+    log: (line: string) => void = () => undefined,
   ) {
+    this.completion = new PanelCompletion(getClient, log);
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, {
         provideTextDocumentContent: (uri) => this.snapshots.get(uri.toString()) ?? '',
@@ -83,7 +87,7 @@ export class PanelActions implements vscode.Disposable {
         await this.insert(m.text);
         return;
       case 'mention':
-        this.panel.post({ t: 'mentions', query: m.query, files: await this.mentions(m.query) });
+        this.panel.post({ t: 'mentions', query: m.query, files: await this.completion.suggest(m.query) });
         return;
       case 'attachSelection':
         this.panel.post({ t: 'attach', chip: this.selectionChip() ?? null });
@@ -195,15 +199,6 @@ export class PanelActions implements vscode.Disposable {
         b.replace(sel, text);
       }
     });
-  }
-
-  private async mentions(query: string): Promise<{ label: string; path: string }[]> {
-    const glob = query === '' ? '**/*' : `**/*${query.replace(/[[\]{}*?]/g, '')}*`;
-    const found = await vscode.workspace.findFiles(glob, '**/{node_modules,.git,.venv}/**', 200);
-    return found
-      .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), path: uri.fsPath }))
-      .sort((a, b) => a.label.length - b.label.length || a.label.localeCompare(b.label))
-      .slice(0, MENTION_LIMIT);
   }
 
   private selectionChip(): Chip | undefined {

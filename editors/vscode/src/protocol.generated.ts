@@ -27,6 +27,8 @@ export const SESSION_CHANGES = 'ink/session/changes';
 /** client → server request */
 export const TOOLS = 'ink/tools';
 /** client → server request */
+export const COMMANDS_LIST = 'ink/commands';
+/** client → server request */
 export const MCP_STATUS = 'ink/mcp/status';
 /** server → client notification */
 export const SESSION_UPDATE = 'ink/session/update';
@@ -34,6 +36,8 @@ export const SESSION_UPDATE = 'ink/session/update';
 export const DIAGNOSTICS = 'ink/diagnostics';
 /** client → server notification */
 export const DIAGNOSTICS_CHANGED = 'ink/diagnosticsChanged';
+/** server → client request */
+export const LANGUAGE_FEATURES = 'ink/languageFeatures';
 
 // standard LSP methods the clients handle or send
 export const APPLY_EDIT = 'workspace/applyEdit';
@@ -73,12 +77,14 @@ export interface InkRequests {
   [SESSION_REWIND]: { params: SessionRewindParams; result: SessionRewindResult; };
   [SESSION_CHANGES]: { params: SessionChangesParams; result: SessionChangesResult; };
   [TOOLS]: { params: ToolsParams; result: ToolsResult; };
+  [COMMANDS_LIST]: { params: CommandsParams; result: CommandsResult; };
   [MCP_STATUS]: { params: McpStatusParams; result: McpStatusResult; };
 }
 
 /** Params and result of the server → client requests. */
 export interface InkServerRequests {
   [DIAGNOSTICS]: { params: DiagnosticsParams; result: DiagnosticsResult; };
+  [LANGUAGE_FEATURES]: { params: LanguageFeaturesParams; result: LanguageFeaturesResult; };
 }
 
 /** Params of the server → client notifications. */
@@ -134,6 +140,20 @@ export interface CheckpointFile {
   status: 'added' | 'modified' | 'deleted';
   added?: number;
   removed?: number;
+}
+
+/** One slash command (`ink/commands`): a built-in or a prompt file. */
+export interface CommandEntry {
+  name: string;
+  description: string;
+  argumentHint: string;
+  source: string;
+}
+
+export type CommandsParams = Record<string, never>;
+
+export interface CommandsResult {
+  commands: CommandEntry[];
 }
 
 /** The conversation is being compacted (`phase: start`), was (`end`) or could not be. */
@@ -206,6 +226,27 @@ export interface InstructionsLoadedUpdate {
   sessionUpdate: 'instructions_loaded';
   paths: string[];
   truncated: boolean;
+}
+
+/**
+ * `ink/languageFeatures` (server → client): one question for the language servers the
+ * editor runs for `textDocument` (workspace symbols: those of its language).
+ */
+export interface LanguageFeaturesParams {
+  operation: 'definition' | 'references' | 'implementation' | 'hover' | 'documentSymbols' | 'workspaceSymbols' | 'incomingCalls' | 'outgoingCalls' | 'rename';
+  textDocument: TextDocumentIdentifier;
+  position?: Position;
+  query?: string;
+  newName?: string;
+}
+
+/**
+ * The answer: `available: false` when no language server of the editor covers the file
+ * or offers the operation (then ink-ls asks its own servers).
+ */
+export interface LanguageFeaturesResult {
+  available: boolean;
+  result?: unknown;
 }
 
 /** One configured MCP server as `ink/mcp/status` reports it. */

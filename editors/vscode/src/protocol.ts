@@ -46,4 +46,6 @@ export interface InkSettings {
 export interface ClientInkCapabilities {
   reviewsApplyEdit: boolean;
   diagnostics: boolean;
+  /** Answers `ink/languageFeatures` from VS Code's own language features (intel.ts). */
+  languageFeatures?: boolean;
 }

@@ -1,10 +1,12 @@
 /**
  * The Ink panel's prompt box: Enter sends, Shift+Enter is a new line, ↑/↓ walk the history,
- * `@name` looks files up (the extension answers) and attaches the picked one as a chip, the
+ * `@name` looks files and folders up (the extension answers; a picked file is attached as a
+ * chip too), `@selection` / `@problems`, `/name` at the start a slash command, the
  * Selection button attaches the editor's selection, Stop (or Escape) cancels the running turn.
  * Draft, history and chips survive a reload through the webview's `setState`.
  */
 
+import { completionToken, type Suggestion } from '../src/completionItems';
 import type { Chip } from '../src/conversation';
 import { chipButton, h, icon } from './render';
 
@@ -25,7 +27,7 @@ export class Composer {
   private readonly chipsRow = h('div', { class: 'chips input-chips' });
   private readonly prompt = h('textarea', {
     class: 'prompt', rows: '3', 'aria-label': 'Prompt',
-    placeholder: 'Ask Ink… (Enter sends, Shift+Enter for a new line, @ attaches a file)',
+    placeholder: 'Ask Ink… (Enter sends, Shift+Enter for a new line, @ attaches a file, / runs a prompt)',
   }) as HTMLTextAreaElement;
   private readonly mentionList = h('ul', { class: 'mentions', role: 'listbox', 'aria-label': 'Files', hidden: '' });
   private readonly sendButton = h('button', { type: 'button', class: 'primary', 'data-action': 'send', title: 'Send (Enter)' }, icon('send'), ' Send');
@@ -86,7 +88,7 @@ export class Composer {
 
   /** The extension's answer to a mention look-up (only the one for what is typed now counts:
    * answers to earlier keystrokes may come late). */
-  mentions(query: unknown, files: Chip[]): void {
+  mentions(query: unknown, files: Suggestion[]): void {
     if (query !== this.mentionQuery()) {
       return;
     }
@@ -97,7 +99,9 @@ export class Composer {
     this.mentionIndex = 0;
     this.mentionList.replaceChildren(
       ...files.map((f, i) => {
-        const li = h('li', { role: 'option', id: `mention-${i}`, 'aria-selected': String(i === 0) }, icon('file'), ` ${f.label}`);
+        const glyph = { file: 'file', folder: 'folder', selection: 'selection', problems: 'warning', command: 'symbol-event' }[f.kind];
+        const li = h('li', { role: 'option', id: `mention-${i}`, 'aria-selected': String(i === 0) }, icon(glyph), ` ${f.label}`,
+          ...(f.detail === undefined || f.detail === '' ? [] : [h('span', { class: 'mention-detail' }, ` ${f.detail}`)]));
         li.dataset.chip = JSON.stringify(f);
         li.addEventListener('mousedown', (e) => {
           e.preventDefault();
@@ -141,11 +145,11 @@ export class Composer {
     this.chipsRow.replaceChildren(...this.chips.map((c) => chipButton(c, true)));
   }
 
+  /** The `@…` or `/…` being typed before the caret (with its trigger character). */
   private mentionQuery(): string | undefined {
-    const before = this.prompt.value.slice(0, this.prompt.selectionStart);
-    const m = /(^|\s)@([\w./-]*)$/.exec(before);
-    this.mentionAt = m === null ? -1 : before.length - m[2].length - 1;
-    return m?.[2];
+    const found = completionToken(this.prompt.value.slice(0, this.prompt.selectionStart));
+    this.mentionAt = found?.at ?? -1;
+    return found?.token;
   }
 
   private moveMention(step: number): void {
@@ -156,17 +160,24 @@ export class Composer {
   }
 
   private pickMention(li: HTMLElement): void {
-    const chip = JSON.parse(li.dataset.chip ?? '{}') as Chip;
+    const item = JSON.parse(li.dataset.chip ?? '{}') as Suggestion;
     const p = this.prompt;
     if (this.mentionAt >= 0) {
       const end = p.selectionStart;
-      p.value = `${p.value.slice(0, this.mentionAt)}@${chip.label} ${p.value.slice(end)}`;
-      const caret = this.mentionAt + chip.label.length + 2;
+      p.value = `${p.value.slice(0, this.mentionAt)}${item.insert} ${p.value.slice(end)}`;
+      const caret = this.mentionAt + item.insert.length + 1;
       p.setSelectionRange(caret, caret);
     }
     this.mentionList.hidden = true;
     p.removeAttribute('aria-activedescendant');
-    this.addChip(chip);
+    if (item.kind === 'file') {
+      this.addChip({ label: item.label, path: item.path });
+    } else if (item.kind === 'selection') {
+      this.vscode.postMessage({ t: 'attachSelection' }); // the selection's chip carries its range
+    } else {
+      this.persist();
+      p.focus();
+    }
   }
 
   private onInput(): void {

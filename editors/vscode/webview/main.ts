@@ -5,6 +5,7 @@
  * `window.__inkTrace` keeps per-delta latencies and frame gaps for bench/panel.mjs.
  */
 
+import type { Suggestion } from '../src/completionItems';
 import { type Chip, Conversation, type Entry, formatTokens, type PanelEvent, targetOf } from '../src/conversation';
 import { Composer, type VsCodeApi } from './composer';
 import { EntryRenderer, h, icon } from './render';
@@ -204,7 +205,7 @@ window.addEventListener('message', (msg: MessageEvent) => {
       headerDirty = true;
       break;
     case 'mentions':
-      composer.mentions(m.query, m.files as Chip[]);
+      composer.mentions(m.query, m.files as Suggestion[]);
       return;
     case 'attach':
       if (m.chip !== null) {

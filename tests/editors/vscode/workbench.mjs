@@ -17,6 +17,7 @@ import {
   userSettingsFile,
   waitForFile,
 } from './harness.mjs';
+import { intelCases } from './intel_cases.mjs';
 import { panelCases } from './panel_cases.mjs';
 import { reviewCases } from './review_cases.mjs';
 
@@ -273,6 +274,7 @@ test('the diagnostics of an edit reach the model (built-in JSON language feature
 });
 
 panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
+intelCases({ page: () => page, test, workspace });
 reviewCases({ page: () => page, test, workspace, shots });
 
 let failed = 0;

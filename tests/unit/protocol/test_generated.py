@@ -60,7 +60,7 @@ def test_the_schema_names_every_ink_method_with_its_direction() -> None:
         methods.INK_REQUESTS
         + methods.INK_NOTIFICATIONS
         + methods.INK_CLIENT_NOTIFICATIONS
-        + (methods.DIAGNOSTICS,)
+        + (methods.DIAGNOSTICS, methods.LANGUAGE_FEATURES)
     )
     prompt = names[methods.SESSION_PROMPT]
     assert (prompt["direction"], prompt["kind"]) == ("clientToServer", "request")

@@ -29,6 +29,7 @@ function M.input_buf()
   vim.bo[input_buf].swapfile = false
   vim.bo[input_buf].filetype = 'markdown'
   require('ink.chat_keys').map(input_buf, true)
+  require('ink.complete').attach(input_buf) -- @ mentions and / commands (<C-x><C-o>)
   return input_buf
 end
 

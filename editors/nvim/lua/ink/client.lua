@@ -16,7 +16,7 @@ function M.defaults()
       on_dir(M.root(bufnr))
     end,
     capabilities = {
-      experimental = { ink = { reviewsApplyEdit = true, diagnostics = true } },
+      experimental = { ink = { reviewsApplyEdit = true, diagnostics = true, languageFeatures = true } },
     },
     handlers = {
       [methods.lsp.apply_edit] = function(...)
@@ -30,6 +30,9 @@ function M.defaults()
       end,
       [methods.methods.diagnostics] = function(...)
         return require('ink.diagnostics').handler(...)
+      end,
+      [methods.methods.language_features] = function(...)
+        return require('ink.intel').handler(...)
       end,
     },
     on_exit = function(code, signal, client_id)

@@ -71,6 +71,8 @@ local function buffer(uri, load)
   return b
 end
 
+M.buffer = buffer
+
 ---@param uri string
 ---@param b integer?
 local function item(uri, b)

@@ -17,10 +17,12 @@ M.methods = {
   session_rewind = 'ink/session/rewind',
   session_changes = 'ink/session/changes',
   tools = 'ink/tools',
+  commands_list = 'ink/commands',
   mcp_status = 'ink/mcp/status',
   session_update = 'ink/session/update',
   diagnostics = 'ink/diagnostics',
   diagnostics_changed = 'ink/diagnosticsChanged',
+  language_features = 'ink/languageFeatures',
 }
 
 --- standard LSP methods the plugin handles or sends for ink-ls
@@ -135,6 +137,18 @@ M.PROGRESS_TITLE = 'Ink'
 ---@field added? integer
 ---@field removed? integer
 
+--- One slash command (`ink/commands`): a built-in or a prompt file.
+---@class ink.CommandEntry
+---@field name string
+---@field description string
+---@field argumentHint string
+---@field source string
+
+---@class ink.CommandsParams
+
+---@class ink.CommandsResult
+---@field commands ink.CommandEntry[]
+
 --- The conversation is being compacted (`phase: start`), was (`end`) or could not be.
 ---@class ink.CompactionUpdate
 ---@field sessionUpdate 'compaction'
@@ -193,6 +207,21 @@ M.PROGRESS_TITLE = 'Ink'
 ---@field sessionUpdate 'instructions_loaded'
 ---@field paths string[]
 ---@field truncated boolean
+
+--- `ink/languageFeatures` (server → client): one question for the language servers the
+--- editor runs for `textDocument` (workspace symbols: those of its language).
+---@class ink.LanguageFeaturesParams
+---@field operation 'definition'|'references'|'implementation'|'hover'|'documentSymbols'|'workspaceSymbols'|'incomingCalls'|'outgoingCalls'|'rename'
+---@field textDocument ink.TextDocumentIdentifier
+---@field position? ink.Position
+---@field query? string
+---@field newName? string
+
+--- The answer: `available: false` when no language server of the editor covers the file
+--- or offers the operation (then ink-ls asks its own servers).
+---@class ink.LanguageFeaturesResult
+---@field available boolean
+---@field result? any
 
 --- One configured MCP server as `ink/mcp/status` reports it.
 ---@class ink.McpServerInfo

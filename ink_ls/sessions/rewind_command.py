@@ -1,22 +1,15 @@
-"""ACP's `/rewind` command (announced as an available command): `/rewind` lists the
-session's entries, `/rewind N [files|conversation] [force]` restores the state just before
-entry N, as `ink-ls rewind` does. Conflicts are named and refused unless `force`."""
+"""The `/rewind` built-in of every front end: `/rewind` lists the session's entries,
+`/rewind N [files|conversation] [force]` restores the files on disk and the conversation to
+just before entry N, as `ink-ls rewind` does. Conflicts are named and refused unless `force`."""
 
 from __future__ import annotations
 
-from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
+from pathlib import Path
 
 from ink_ls.checkpoints.rewind import RewindError, rewind
 from ink_ls.checkpoints.timeline import Entry, Restore
 from ink_ls.sessions.store import Session
 
-COMMAND = AvailableCommand(
-    name="rewind",
-    description="Restore files and conversation to before turn N (no N: list the turns)",
-    input=AvailableCommandInput(
-        root=UnstructuredCommandInput(hint="N [files|conversation] [force]")
-    ),
-)
 USAGE = "usage: /rewind [N [files|conversation] [force]]"
 
 
@@ -56,8 +49,6 @@ async def run_rewind(session: Session, text: str) -> str:
     )
     if not session.cwd:
         return "This session does not record its workspace; it cannot be rewound."
-    from pathlib import Path
-
     try:
         outcome = await rewind(
             session,
