@@ -9,10 +9,12 @@ is deleted at the end.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import json
 import os
 import select
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -26,7 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from ink_ls.core.signal import NEVER, CancelController  # noqa: E402
 from ink_ls.core.tool import ToolContext  # noqa: E402
-from ink_ls.tools import _process  # noqa: E402
+from ink_ls.tools import _process, _procfs  # noqa: E402
 from ink_ls.tools.bash import BashParams, BashTool  # noqa: E402
 
 MiB = 1 << 20
@@ -182,12 +184,30 @@ def bench_bash(tmp: Path) -> None:
 
 SEQ_COMMAND = "seq 1 200000"
 SEQ_ROUNDS = 21
+IDLE_PROCESSES = 1500
+PR_SET_CHILD_SUBREAPER = 36
 
 
-def bench_seq(tmp: Path) -> None:
-    """`seq 1 200000` through BashTool against `subprocess` + read, interleaved in-process."""
-    tool = BashTool(log_dir=str(tmp))
-    ctx = ToolContext("bench", tmp)
+def _start_idle(count: int) -> int:
+    """`count` sleeping processes outside our tree, as a busy machine has; returns their
+    process group for `os.killpg`. Their shell exits, and while it does we are not a child
+    subreaper, so they are re-parented away from us (as other people's processes are)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+    try:
+        shell = subprocess.Popen(
+            ["/bin/bash", "-c", f"for i in $(seq {count}); do sleep 600 & done"],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+        )
+        shell.wait()
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, int(_procfs.subreaper_enabled()), 0, 0, 0)
+    return shell.pid
+
+
+def _seq_rounds(tool: BashTool, ctx: ToolContext) -> tuple[float, float]:
+    """Medians of `SEQ_ROUNDS` interleaved rounds: the floor and the tool."""
 
     def floor() -> float:
         start = time.perf_counter()
@@ -211,10 +231,26 @@ def bench_seq(tmp: Path) -> None:
         return floors, tools
 
     floors, tools = asyncio.run(rounds())
-    base, mine = statistics.median(floors), statistics.median(tools)
+    return statistics.median(floors), statistics.median(tools)
+
+
+def bench_seq(tmp: Path) -> None:
+    """`seq 1 200000` through BashTool against `subprocess` + read, interleaved in-process,
+    on the machine as it is and again with `IDLE_PROCESSES` more processes running."""
+    tool = BashTool(log_dir=str(tmp))
+    ctx = ToolContext("bench", tmp)
     print(f"\n== bash: {SEQ_COMMAND} (median of {SEQ_ROUNDS} interleaved; target <= 1.5x)")
-    print(f"  {'floor: subprocess.run + read':<44} {base * 1000:9.1f} ms  x 1.00")
-    print(f"  {'BashTool':<44} {mine * 1000:9.1f} ms  x{mine / base:5.2f}")
+    for idle in (0, IDLE_PROCESSES):
+        group = _start_idle(idle) if idle else None
+        try:
+            procs = sum(name.isdigit() for name in os.listdir("/proc"))
+            base, mine = _seq_rounds(tool, ctx)
+        finally:
+            if group is not None:
+                os.killpg(group, signal.SIGKILL)
+        print(f"  with {procs} processes on the machine (+{idle} idle)")
+        print(f"    {'floor: subprocess.run + read':<42} {base * 1000:9.1f} ms  x 1.00")
+        print(f"    {'BashTool':<42} {mine * 1000:9.1f} ms  x{mine / base:5.2f}")
 
 
 def bench_grep(tmp: Path) -> None:

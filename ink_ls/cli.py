@@ -119,7 +119,7 @@ def setup_logging(level: str, log_file: Path | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `ink-ls`; returns the exit status."""
-    from ink_ls.core.config import API_KEY_VARS
+    from ink_ls.core.env import API_KEY_VARS
     from ink_ls.core.hidden_env import hide_env, make_undumpable
     from ink_ls.tools.processes import install_exit_cleanup
 

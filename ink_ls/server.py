@@ -15,7 +15,7 @@ import json
 import logging
 import sys
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from lsprotocol import types
@@ -24,8 +24,6 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter, lsp_method
 
 from ink_ls import __version__
-from ink_ls.agent.factory import AgentFactory
-from ink_ls.editor.host import HostDeps
 from ink_ls.handlers import commands, ink, lifecycle
 from ink_ls.handlers.pygls_compat import TracebackFreeResponses, send_message
 from ink_ls.handlers.state import ServerState
@@ -33,8 +31,10 @@ from ink_ls.handlers.wire import StrictWire
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import PARSE_ERROR, InkErrorCode
 from ink_ls.protocol.framing import INVALID_REQUEST, WireError
-from ink_ls.sessions.store import SessionStore
 from ink_ls.tools.processes import install_exit_cleanup
+
+if TYPE_CHECKING:
+    from ink_ls.editor.host import HostDeps
 
 log = logging.getLogger(__name__)
 
@@ -225,11 +225,6 @@ class InkServer(StrictWire):
         log.error("server error: %s", error)
 
 
-def default_deps() -> HostDeps:
-    """The real model client, built-in tools, system prompt and session store."""
-    return HostDeps(factory=AgentFactory(), store=SessionStore())
-
-
 def build_server(deps: HostDeps | None = None) -> InkServer:
     """A configured server with every handler registered (not started)."""
     # pygls logs whole message bodies at INFO/DEBUG, `initialize` (with the API key) included
@@ -241,7 +236,7 @@ def build_server(deps: HostDeps | None = None) -> InkServer:
         protocol_cls=InkProtocol,
         converter_factory=ink_converter,
     )
-    state = ServerState(deps=deps or default_deps())
+    state = ServerState(deps=deps)  # None: `default_deps()`, built with the host
     protocol = server.protocol
     assert isinstance(protocol, InkProtocol)
     protocol.state = state

@@ -296,6 +296,7 @@ class InkAcpAgent:
         if rewind_command.is_rewind(typed):
             answer = await rewind_command.run_rewind(session.stored, typed)
             session.conversation.messages[:] = session.stored.messages  # continue from there
+            session.conversation.wire.invalidate()
             self.outbox.post(session_id, update_agent_message_text(answer))
             await self.outbox.flush()
             return PromptResponse(stop_reason="end_turn")

@@ -35,6 +35,7 @@ from ink_ls.agent.events import (
     HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
+    ModelQueueEvent,
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
@@ -201,7 +202,13 @@ class _Forwarder:
         if self.closed or (self._owner is not None and self._owner.cancelling()):
             return
         if isinstance(
-            event, RunEndEvent | UsageEvent | CompactionEvent | InstructionsEvent | WarningEvent
+            event,
+            RunEndEvent
+            | UsageEvent
+            | CompactionEvent
+            | InstructionsEvent
+            | WarningEvent
+            | ModelQueueEvent,
         ):
             return  # a child has no task of its own; its context stays inside it
         tagged: AgentEvent

@@ -31,6 +31,7 @@ from ink_ls.core.messages import AssistantMessage, Message, ToolCall
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ToolRegistry
 from ink_ls.model.base import Model
+from ink_ls.model.wire import WireCache
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,7 @@ class ConversationContext:
         on_compaction: CompactionSink = ignore_compaction,
         instructions: ProjectInstructions | None = None,
         before_compact: BeforeCompact | None = None,
+        wire: WireCache | None = None,
     ) -> None:
         self.window = window
         self.source = source
@@ -103,6 +105,8 @@ class ConversationContext:
         self._emit = emit
         self.on_compaction = on_compaction
         self.instructions = instructions
+        self.wire = wire
+        """The conversation's wire form, forgotten when a compaction replaces the history."""
 
     # ---- instructions -----------------------------------------------------------------------
 
@@ -111,7 +115,8 @@ class ConversationContext:
         if self.instructions is None:
             return
         added = self.instructions.start()
-        calls = [c for m in history if isinstance(m, AssistantMessage) for c in m.tool_calls]
+        fresh = self.instructions.unscanned(history)  # earlier turns' paths were looked at
+        calls = [c for m in fresh if isinstance(m, AssistantMessage) for c in m.tool_calls]
         added += self.instructions.relevant(touched_paths(calls, tools, cwd))
         self._announce(added)
 
@@ -240,6 +245,8 @@ class ConversationContext:
             return None
         summarized = len(history) - result.kept
         history[:] = compacted_view(history, result.summary, result.kept)
+        if self.wire is not None:
+            self.wire.invalidate()
         try:
             self.on_compaction(result)
         except Exception:

@@ -230,6 +230,14 @@ class InstructionsEvent(InstructionsInfo, _Tagged):
     type: Literal["instructions_loaded"] = "instructions_loaded"
 
 
+class ModelQueueEvent(BaseModel):
+    """The turn's model request waits for a slot of the endpoint's request limit, `ahead`
+    requests before it; `ahead` None: it left the queue and goes out now."""
+
+    type: Literal["model_queue"] = "model_queue"
+    ahead: int | None = None
+
+
 class UsageEvent(BaseModel):
     """The tokens of one model reply of a `task` call's sub-agent (forwarded in place of its
     `message_end`, which would read as the parent's own message), so totals count them."""
@@ -266,6 +274,7 @@ AgentEvent = Annotated[
     | HookRunEvent
     | UsageEvent
     | WarningEvent
+    | ModelQueueEvent
     | RunEndEvent,
     Field(discriminator="type"),
 ]

@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
     from ink_ls.hooks.engine import Hooks
     from ink_ls.langserver.pool import LanguageServers
+    from ink_ls.model.queue import EndpointQueues
+    from ink_ls.model.wire import WireCache
     from ink_ls.tools.lsp_answers import CodeIntel
     from ink_ls.tools.sandbox import SandboxSettings
 
@@ -51,10 +53,10 @@ def _ignore_message(message: Message) -> None:
     return None
 
 
-def _openai_client(settings: ModelSettings) -> Model:
+def _openai_client(settings: ModelSettings, queues: EndpointQueues | None = None) -> Model:
     from ink_ls.model.providers import make_client  # httpx loads only when a model is used
 
-    return make_client(settings)  # the provider the settings name
+    return make_client(settings, queues=queues)  # the provider the settings name
 
 
 def _builtin_tools(cwd: Path, secret_env: tuple[str, ...]) -> list[AnyTool]:
@@ -102,7 +104,7 @@ class AgentFactory:
     def __init__(
         self,
         *,
-        make_model: ModelFactory = _openai_client,
+        make_model: ModelFactory | None = None,
         make_tools: ToolsFactory = _builtin_tools,
         system_prompt: PromptFactory = build_system_prompt,
         budget: ConcurrencyBudget | None = None,
@@ -110,7 +112,8 @@ class AgentFactory:
         grace_seconds: float = 10.0,
         resolve_window: WindowLookup = _resolve_window,
     ) -> None:
-        self._make_model = make_model
+        self._make_model = make_model if make_model is not None else self._shared_queues_client
+        self._queues: EndpointQueues | None = None
         self._resolve_window = resolve_window
         self._windows: dict[ModelSettings, ContextWindow] = {}
         self._make_tools = make_tools
@@ -121,6 +124,14 @@ class AgentFactory:
         self._models: dict[ModelSettings, Model] = {}
         self._in_use: dict[ModelSettings, int] = {}
         self._language_servers: LanguageServers | None = None
+
+    def _shared_queues_client(self, settings: ModelSettings) -> Model:
+        """The provider's client; an endpoint's request limit is shared by all its clients."""
+        if self._queues is None:
+            from ink_ls.model.queue import EndpointQueues
+
+            self._queues = EndpointQueues()
+        return _openai_client(settings, self._queues)
 
     @staticmethod
     def secret_env(settings: ModelSettings) -> tuple[str, ...]:
@@ -224,6 +235,7 @@ class AgentFactory:
         max_turns: int | None = None,
         context_window: int | None = None,
         instructions: ProjectInstructions | None = None,
+        wire: WireCache | None = None,
     ) -> Agent:
         """An agent for one conversation rooted at `parts.cwd` (history is shared, not copied).
 
@@ -266,4 +278,5 @@ class AgentFactory:
             on_compaction=parts.on_compaction,
             instructions=instructions,
             hooks=parts.hooks,
+            wire=wire,
         )

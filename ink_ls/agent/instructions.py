@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.core.fileio import NotReadError, read_workspace_file
+from ink_ls.core.messages import Message
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,8 @@ class ProjectInstructions:
         self.files: list[InstructionFile] = []
         self._seen: set[Path] = set()
         self._used = 0
+        self._scanned: tuple[int, Message | None] = (0, None)
+        """How many messages of the history `unscanned` handed out, and the last of them."""
 
     def start(self) -> list[InstructionFile]:
         """The root's file (once)."""
@@ -72,6 +75,16 @@ class ProjectInstructions:
             for directory in reversed(chain):  # farther first
                 added += self._load_dir(directory)
         return added
+
+    def unscanned(self, history: Sequence[Message]) -> Sequence[Message]:
+        """The messages of `history` whose paths were not looked at yet (then counted as
+        looked at): a turn pays for what it added, not for the whole session. When the
+        history no longer starts with what was seen (a compaction, a rewind), all of it."""
+        count, last = self._scanned
+        if not (0 < count <= len(history) and history[count - 1] is last):
+            count = 0  # replaced under us: looking again only finds directories already seen
+        self._scanned = (len(history), history[-1] if history else None)
+        return history[count:]
 
     def _load_dir(self, directory: Path) -> list[InstructionFile]:
         if directory in self._seen:

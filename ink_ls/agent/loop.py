@@ -23,6 +23,7 @@ from ink_ls.agent.events import (
     AgentEvent,
     EventSink,
     MessageEndEvent,
+    ModelQueueEvent,
     RunEndEvent,
     StopReason,
     TextDeltaEvent,
@@ -49,12 +50,14 @@ from ink_ls.model.base import (
     Model,
     ModelError,
     ModelRequest,
+    Queued,
     ReplyDone,
     TextDelta,
     ThinkingDelta,
     ToolCallReady,
 )
 from ink_ls.model.errors import ModelContextLengthError
+from ink_ls.model.wire import WireCache
 
 if TYPE_CHECKING:
     from ink_ls.hooks.engine import Hooks
@@ -131,6 +134,7 @@ class Agent:
         on_compaction: CompactionSink = ignore_compaction,
         instructions: ProjectInstructions | None = None,
         hooks: Hooks | None = None,
+        wire: WireCache | None = None,
     ) -> None:
         self.model = model
         self.hooks = hooks
@@ -147,6 +151,8 @@ class Agent:
         # Without a budget an agent (and its sub-agents) gets one of its own; the factory hands
         # every agent of a process the same one.
         self.budget = budget if budget is not None else ConcurrencyBudget(DEFAULT_LIMIT)
+        # the conversation's (kept across its turns); a history of our own gets its own
+        self.wire = wire if wire is not None else WireCache()
         self.context = ConversationContext(
             model,
             window=options.context_window,
@@ -156,6 +162,7 @@ class Agent:
             on_compaction=on_compaction,
             instructions=instructions,
             before_compact=self._pre_compact,
+            wire=self.wire,
         )
         self._started = False
         self._running = False
@@ -304,7 +311,7 @@ class Agent:
             await self.context.before_request(self.history, system, schemas, signal)
         except CompactionCancelledError:
             return _Outcome("aborted")
-        request = ModelRequest(system, list(self.history), schemas)
+        request = ModelRequest(system, list(self.history), schemas, wire=self.wire)
         # Calls of the last allowed turn are never executed, so none starts early there.
         batch = Batch(env, signal, early=turn < self.options.max_turns)
         try:
@@ -477,6 +484,8 @@ class Agent:
                 batch.feed(item.index, item.call)
             elif isinstance(item, ReplyDone):
                 return item.message
+            elif isinstance(item, Queued):
+                self._emit(ModelQueueEvent(ahead=item.ahead))
         raise ModelError("the model stream ended without a final message")
 
     def _synthesize(self, calls: list[ToolCall], make: Callable[[ToolCall], CallResult]) -> None:

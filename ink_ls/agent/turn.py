@@ -42,6 +42,7 @@ from ink_ls.core.tool import AnyTool, DiskFiles, FileView, ToolRegistry, ToolSou
 from ink_ls.core.trust import WorkspaceTrust
 from ink_ls.mcp.hub import McpHub
 from ink_ls.model.base import ContextWindow
+from ink_ls.model.wire import WireCache
 
 if TYPE_CHECKING:  # the loop loads with the first agent, not with the server
     from ink_ls.agent.loop import Agent
@@ -58,6 +59,9 @@ class Conversation(Protocol):
 
     messages: list[Message]
     instructions: ProjectInstructions | None
+    wire: WireCache
+    """The wire form of `messages`, built once per message across turns (its owner
+    invalidates it when it replaces the history: a rewind)."""
 
     def record(self, message: Message) -> None: ...
 
@@ -70,6 +74,7 @@ class MemoryConversation:
 
     messages: list[Message] = field(default_factory=list)
     instructions: ProjectInstructions | None = None
+    wire: WireCache = field(default_factory=WireCache)
 
     def record(self, message: Message) -> None:
         return None
@@ -218,6 +223,7 @@ class TurnBuilder:
                 max_turns=max_turns,
                 context_window=window,
                 instructions=conversation.instructions,
+                wire=conversation.wire,
             )
             if front.gate.mode == "plan":
                 enter_plan(agent)

@@ -6,9 +6,7 @@ API key (it is a `SecretStr`, and `resolved_api_key()` is the one way to get its
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -16,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from pydantic.alias_generators import to_camel
 
 from ink_ls.core import hidden_env
+from ink_ls.core.env import API_KEY_VARS as API_KEY_VARS  # re-exported: its home is core.env
+from ink_ls.core.env import state_dir as state_dir
 
 ApprovalMode = Literal["ask", "auto", "readonly", "plan"]
 Provider = Literal["openai-chat", "openai-responses", "anthropic"]
@@ -33,9 +33,6 @@ DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 """Used when the provider is Anthropic and no model is named."""
 DEFAULT_CONTEXT_WINDOW = 32_768
 """The window assumed when neither the settings nor the endpoint name one (conservative)."""
-API_KEY_VARS: tuple[str, ...] = ("INK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-"""The API key variables, read in this order (`ANTHROPIC_API_KEY` only for Anthropic,
-`OPENAI_API_KEY` for every other provider); commands never inherit any of them."""
 
 
 class ConfigError(ValueError):
@@ -64,6 +61,9 @@ class ModelSettings(BaseModel):
     """The context window in tokens; None: ask the endpoint, else `DEFAULT_CONTEXT_WINDOW`."""
     compact_threshold: float = Field(default=0.8, ge=0.2, le=0.95)
     """Compact the conversation before a request would fill this share of the window."""
+    max_concurrent_requests: int | None = Field(default=None, ge=1)
+    """Requests in flight to this endpoint at most, across sessions; the others wait in a
+    first-come-first-served queue. None: no limit."""
 
     @field_validator("base_url")
     @classmethod
@@ -122,8 +122,8 @@ class ModelSettings(BaseModel):
         Variables: INK_BASE_URL / OPENAI_BASE_URL, INK_MODEL, INK_PROVIDER (openai-chat,
         openai-responses, anthropic), INK_API_KEY / OPENAI_API_KEY (ANTHROPIC_API_KEY for
         Anthropic), INK_VISION (1/0), INK_MAX_TOKENS, INK_REQUEST_TIMEOUT, INK_CONTEXT_WINDOW,
-        INK_COMPACT_THRESHOLD (0.2-0.95). Overrides that are `None` are ignored. Raises
-        `ConfigError` naming the variable or option that is invalid.
+        INK_COMPACT_THRESHOLD (0.2-0.95), INK_MAX_CONCURRENT_REQUESTS. Overrides that are
+        `None` are ignored. Raises `ConfigError` naming the variable or option that is invalid.
         """
         source = hidden_env.environ() if env is None else env
 
@@ -146,6 +146,7 @@ class ModelSettings(BaseModel):
             ("request_timeout", ("INK_REQUEST_TIMEOUT",)),
             ("context_window", ("INK_CONTEXT_WINDOW",)),
             ("compact_threshold", ("INK_COMPACT_THRESHOLD",)),
+            ("max_concurrent_requests", ("INK_MAX_CONCURRENT_REQUESTS",)),
         ):
             value = get(*names)
             if value is not None:
@@ -185,16 +186,3 @@ def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
         message = str(err["msg"]).removeprefix("Value error, ")
         parts.append(f"{origin.get(field, field)}: {message}")
     return "invalid model settings: " + "; ".join(parts)
-
-
-def state_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where ink-ls keeps state: `$INK_STATE_DIR`, else `$XDG_STATE_HOME/ink-ls`,
-    else `~/.local/state/ink-ls`. Not created here."""
-    source = os.environ if env is None else env
-    explicit = source.get("INK_STATE_DIR", "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = source.get("XDG_STATE_HOME", "").strip()
-    if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / "ink-ls"
-    return Path.home() / ".local" / "state" / "ink-ls"

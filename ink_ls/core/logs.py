@@ -15,7 +15,7 @@ import os
 import threading
 from pathlib import Path
 
-from ink_ls.core.config import state_dir
+from ink_ls.core.env import state_dir
 from ink_ls.core.sanitize import clean_line
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

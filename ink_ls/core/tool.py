@@ -6,7 +6,6 @@ Also the two small interfaces through which tools reach the editor: `FileView`
 
 from __future__ import annotations
 
-import copy
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
@@ -271,7 +270,18 @@ def _schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
 
 def schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
     """The JSON Schema the model sees for `params_model` (a copy; titles stripped)."""
-    return copy.deepcopy(_schema_of(params_model))
+    copied: dict[str, Any] = json_copy(_schema_of(params_model))
+    return copied
+
+
+def json_copy(node: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars): about 3x cheaper than `copy.deepcopy`,
+    which matters as every model request copies every tool's schema."""
+    if isinstance(node, dict):
+        return {k: json_copy(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [json_copy(v) for v in node]
+    return node
 
 
 def _strip_titles(node: Any) -> Any:
@@ -324,7 +334,8 @@ class Tool(ABC, Generic[P]):
 
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema the model sees, derived from `params_model` (titles stripped)."""
-        return copy.deepcopy(_schema_of(self.params_model))
+        copied: dict[str, Any] = json_copy(_schema_of(self.params_model))
+        return copied
 
     def validate_arguments(self, data: dict[str, Any]) -> ToolParams:
         """The call's arguments as this tool's params. Raises pydantic's `ValidationError`

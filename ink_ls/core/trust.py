@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from ink_ls.core.config import state_dir
+from ink_ls.core.env import state_dir
 from ink_ls.core.fileio import atomic_write_text, read_workspace_file
 
 log = logging.getLogger(__name__)

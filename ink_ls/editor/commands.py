@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ink_ls.core.config import state_dir
+from ink_ls.core.env import state_dir
 from ink_ls.core.messages import AssistantMessage, Message
 from ink_ls.editor.documents import path_to_uri
 from ink_ls.editor.host import Host

@@ -207,6 +207,7 @@ async def rewind_session(host: Host, params: SessionRewindParams) -> SessionRewi
     except RewindError as exc:
         raise InkRequestError(InkErrorCode.REWIND_FAILED, str(exc)) from None
     live.messages[:] = stored.messages  # the next prompt continues from the rewound history
+    live.wire.invalidate()
     live.turns = stored.timeline.last
     return SessionRewindResult(
         checkpoint=wire_checkpoint(outcome.entry), restored=outcome.restored, kept=outcome.kept

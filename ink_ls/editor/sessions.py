@@ -15,6 +15,7 @@ from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.core.messages import Message, Usage
 from ink_ls.core.signal import CancelController
+from ink_ls.model.wire import WireCache
 from ink_ls.protocol.errors import INVALID_PARAMS, InkRequestError, session_not_found
 from ink_ls.protocol.models import SessionInfo
 from ink_ls.sessions.store import (
@@ -73,6 +74,8 @@ class LiveSession:
     """Tokens of the whole session (every reply and summary), for `usage_update`."""
     instructions: ProjectInstructions | None = None
     """The project instructions loaded so far (kept across the session's turns)."""
+    wire: WireCache = field(default_factory=WireCache)
+    """The wire form of `messages`, built once per message across the session's turns."""
 
     def record_compaction(self, compaction: Compaction) -> None:
         """A compaction of this session's conversation: the file records it."""

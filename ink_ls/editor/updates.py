@@ -19,6 +19,7 @@ from ink_ls.agent.events import (
     HookRunEvent,
     InstructionsEvent,
     MessageEndEvent,
+    ModelQueueEvent,
     RunEndEvent,
     TextDeltaEvent,
     ThinkingDeltaEvent,
@@ -43,6 +44,7 @@ from ink_ls.protocol.models import (
     ErrorUpdate,
     ImageContent,
     InstructionsLoadedUpdate,
+    ModelQueueUpdate,
     RawOutput,
     SessionUpdateBody,
     SessionUpdateParams,
@@ -57,6 +59,11 @@ from ink_ls.protocol.models import (
     WarningUpdate,
     WireStopReason,
 )
+
+
+def queue_line(ahead: int) -> str:
+    """What a person reads while the request waits for the endpoint's limit."""
+    return f"waiting for the model endpoint ({ahead} ahead)"
 
 
 def hook_line(event: HookRunEvent) -> str:
@@ -146,6 +153,14 @@ class TurnReporter:
         title = self._titles.get(call_id, "tool")
         self.progress(lsp.progress_report(f"{title} — {self._settled} of {self._registered} done"))
 
+    def _queued(self, ahead: int | None) -> None:
+        if ahead is None:
+            self.send(ModelQueueUpdate(status="running"))
+            self.progress(lsp.progress_report("asking the model"))
+        else:
+            self.send(ModelQueueUpdate(status="queued", ahead=ahead))
+            self.progress(lsp.progress_report(queue_line(ahead)))
+
     def on_event(self, event: AgentEvent) -> None:
         """The `EventSink` of the turn's agent."""
         if isinstance(event, TextDeltaEvent):
@@ -156,6 +171,8 @@ class TurnReporter:
                 self.send(ThinkingChunk(content=TextContent(text=event.text)))
         elif isinstance(event, WarningEvent):
             self.send(WarningUpdate(message=event.message))
+        elif isinstance(event, ModelQueueEvent):
+            self._queued(event.ahead)
         elif isinstance(event, ToolStartEvent):
             title = event.title or event.tool_name
             parent = event.parent_tool_call_id

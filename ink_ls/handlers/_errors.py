@@ -6,16 +6,18 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException
 
 from ink_ls.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, InkRequestError
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
 log = logging.getLogger(__name__)
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 def field_errors(exc: ValidationError) -> list[dict[str, str]]:
@@ -29,6 +31,8 @@ def field_errors(exc: ValidationError) -> list[dict[str, str]]:
 
 def validate(model: type[M], params: Any) -> M:
     """Validate raw params (a dict; null counts as `{}`) or raise -32602 with field errors."""
+    from pydantic import ValidationError  # not on the `initialize` path
+
     if params is None:
         params = {}
     if not isinstance(params, dict):

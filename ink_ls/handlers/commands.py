@@ -4,22 +4,26 @@ background) and `ink.cancel`. Thin: the logic is in `ink_ls.editor.commands`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from ink_ls.editor.commands import CommandTurns, code_actions
 from ink_ls.handlers._errors import guarded, validate
 from ink_ls.handlers.state import ServerState
 from ink_ls.protocol import lsp, methods
 from ink_ls.protocol.errors import INVALID_PARAMS
-from ink_ls.protocol.models import AskCommandArgs
+
+if TYPE_CHECKING:
+    from ink_ls.editor.commands import CommandTurns
+    from ink_ls.protocol.models import AskCommandArgs
 
 
 def _ask_args(args: tuple[Any, ...]) -> AskCommandArgs:
     """`ink.ask` takes one argument: an object, or the prompt as a plain string (Helix)."""
+    from ink_ls.protocol.models import AskCommandArgs
+
     if len(args) != 1:
         raise JsonRpcException(
             f"invalid params: {methods.COMMAND_ASK} takes one argument (an object with prompt, "
@@ -35,6 +39,8 @@ def register(server: LanguageServer, state: ServerState) -> None:
     turns: dict[str, CommandTurns] = {}
 
     def commands() -> CommandTurns:
+        from ink_ls.editor.commands import CommandTurns  # the agent: not on the start-up path
+
         host = state.require_host()
         current = turns.get("current")
         if current is None or current.host is not host:
@@ -46,6 +52,8 @@ def register(server: LanguageServer, state: ServerState) -> None:
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        from ink_ls.editor.commands import code_actions
+
         uri = params.text_document.uri
         rng = lsp.to_json(params.range)
         diagnostics = [lsp.to_json(d) for d in params.context.diagnostics]

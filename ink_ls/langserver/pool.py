@@ -12,10 +12,12 @@ import os
 import signal
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ink_ls.langserver.servers import ServerCommand, available
-from ink_ls.langserver.workspace import WorkspaceServers
+
+if TYPE_CHECKING:
+    from ink_ls.langserver.workspace import WorkspaceServers
 
 
 class LanguageServers:
@@ -36,6 +38,10 @@ class LanguageServers:
         key = (root, tuple(commands[name] for name in sorted(commands)))
         servers = self._workspaces.get(key)
         if servers is None:
+            # pygls and lsprotocol load only for a workspace that has a server: a third of a
+            # second of start-up that `ink-ls run` in any other directory does not pay
+            from ink_ls.langserver.workspace import WorkspaceServers
+
             servers = self._workspaces[key] = WorkspaceServers(root, commands, hidden)
         return servers
 

@@ -27,6 +27,7 @@ from ink_ls.model.base import ModelRequest
 from ink_ls.model.convert import image_placeholder
 from ink_ls.model.dialect import whole_object
 from ink_ls.model.sse import SSEDecoder
+from ink_ls.model.wire import RawJSON, WireCache, dumps
 
 NAME: Provider = "anthropic"
 API_VERSION = "2023-06-01"
@@ -108,30 +109,41 @@ def _tool_results(message: ToolResultMessage, *, vision: bool) -> list[JSONObjec
     return out
 
 
+def _unit(message: Message, *, vision: bool) -> tuple[str, list[JSONObject]] | None:
+    """One history message as a role and its content blocks (None: it sends nothing)."""
+    if isinstance(message, UserMessage):
+        blocks = _blocks(message.content, vision=vision)
+        return ("user", blocks) if blocks else None
+    if isinstance(message, AssistantMessage):
+        converted = _assistant(message)
+        return ("assistant", converted["content"]) if converted is not None else None
+    if isinstance(message, ToolResultMessage):
+        results = _tool_results(message, vision=vision)
+        return ("user", results) if results else None
+    assert_never(message)
+
+
 def to_anthropic_messages(history: list[Message], *, vision: bool) -> list[JSONObject]:
     """History as `messages`; consecutive user turns (results, then a prompt) become one."""
     out: list[JSONObject] = []
-
-    def user(blocks: list[JSONObject]) -> None:
-        if not blocks:
-            return
-        if out and out[-1]["role"] == "user":
+    for message in history:
+        unit = _unit(message, vision=vision)
+        if unit is None:
+            continue
+        role, blocks = unit
+        if role == "user" and out and out[-1]["role"] == "user":
             out[-1]["content"].extend(blocks)
         else:
-            out.append({"role": "user", "content": blocks})
-
-    for message in history:
-        if isinstance(message, UserMessage):
-            user(_blocks(message.content, vision=vision))
-        elif isinstance(message, AssistantMessage):
-            converted = _assistant(message)
-            if converted is not None:
-                out.append(converted)
-        elif isinstance(message, ToolResultMessage):
-            user(_tool_results(message, vision=vision))
-        else:
-            assert_never(message)
+            out.append({"role": role, "content": list(blocks)})
     return out
+
+
+def _marked(block: JSONObject) -> JSONObject:
+    return {**block, "cache_control": dict(CACHE)}
+
+
+def _cacheable(block: JSONObject) -> bool:
+    return block.get("type") not in ("thinking", "redacted_thinking")
 
 
 def _mark_last_block(messages: list[JSONObject]) -> None:
@@ -141,16 +153,54 @@ def _mark_last_block(messages: list[JSONObject]) -> None:
         return
     content = messages[-1]["content"]
     for i in range(len(content) - 1, -1, -1):
-        if content[i].get("type") not in ("thinking", "redacted_thinking"):
-            content[i] = {**content[i], "cache_control": dict(CACHE)}
+        if _cacheable(content[i]):
+            content[i] = _marked(content[i])
             return
+
+
+_Encoded = tuple[str, list[tuple[JSONObject, str]]] | None
+"""A message's role and each block with its JSON text, as the wire cache keeps them."""
+
+
+def _encoded_messages(request: ModelRequest, wire: WireCache, *, vision: bool) -> RawJSON:
+    """`messages` from the conversation's wire cache: the same groups and breakpoint as
+    `to_anthropic_messages` and `_mark_last_block`, each block encoded once."""
+
+    def encode(message: Message) -> _Encoded:
+        unit = _unit(message, vision=vision)
+        return None if unit is None else (unit[0], [(b, dumps(b)) for b in unit[1]])
+
+    groups: list[tuple[str, list[tuple[JSONObject, str]]]] = []
+    for unit in wire.each(f"{NAME}:vision={vision}", request.messages, encode):
+        if unit is None:
+            continue
+        if unit[0] == "user" and groups and groups[-1][0] == "user":
+            groups[-1][1].extend(unit[1])
+        else:
+            groups.append((unit[0], list(unit[1])))
+    if groups:
+        blocks = groups[-1][1]
+        for i in range(len(blocks) - 1, -1, -1):
+            if _cacheable(blocks[i][0]):
+                blocks[i] = (blocks[i][0], dumps(_marked(blocks[i][0])))
+                break
+    return RawJSON(
+        tuple(
+            f'{{"role":{dumps(role)},"content":[{",".join(text for _, text in blocks)}]}}'
+            for role, blocks in groups
+        )
+    )
 
 
 def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
     """The whole POST /messages body for one streamed reply."""
     max_tokens = settings.max_tokens or DEFAULT_MAX_TOKENS
-    messages = to_anthropic_messages(request.messages, vision=settings.vision)
-    _mark_last_block(messages)
+    messages: list[JSONObject] | RawJSON
+    if request.wire is not None:
+        messages = _encoded_messages(request, request.wire, vision=settings.vision)
+    else:
+        messages = to_anthropic_messages(request.messages, vision=settings.vision)
+        _mark_last_block(messages)
     body: JSONObject = {
         "model": settings.model,
         "max_tokens": max_tokens,

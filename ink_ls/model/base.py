@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from ink_ls.core.messages import AssistantMessage, Message, ToolCall
 from ink_ls.core.signal import CancelSignal
+from ink_ls.model.wire import WireCache
 
 
 class ModelError(Exception):
@@ -35,6 +36,9 @@ class ModelRequest:
     messages: list[Message]
     tools: list[dict[str, Any]] = field(default_factory=list)
     """`{name, description, parameters}` per tool, as `ToolRegistry.schemas()` returns."""
+    wire: WireCache | None = field(default=None, compare=False)
+    """The conversation's encoded messages, reused across its requests (None: build the
+    body's messages from scratch)."""
 
 
 @dataclass
@@ -73,7 +77,15 @@ class ReplyDone:
     message: AssistantMessage
 
 
-StreamItem = TextDelta | ThinkingDelta | ToolCallReady | ReplyDone
+@dataclass
+class Queued:
+    """The request waits for a free slot of the endpoint's limit (`max_concurrent_requests`):
+    `ahead` requests are before it; `None` once it leaves the queue and goes out."""
+
+    ahead: int | None
+
+
+StreamItem = TextDelta | ThinkingDelta | ToolCallReady | ReplyDone | Queued
 
 
 class Model(Protocol):

@@ -5,7 +5,8 @@ the connection at once, and turning every failure into a `ModelError` with a sen
 can act on. What differs per API (URL, headers, body, framing, stream parsing) is a `Dialect`
 (`chat`, `responses`, `anthropic`); SSE framing is `sse`. With the window set and Ollama
 behind a Chat Completions URL, chat goes to Ollama's native `/api/chat` (`ollama_dialect`),
-the one API that runs the model with that window.
+the one API that runs the model with that window. Connections come from small pools that
+stay cheap under a burst (`pool`); an endpoint with a request limit queues fairly (`queue`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ink_ls.core.signal import CancelSignal
 from ink_ls.model.base import (
     ModelError,
     ModelRequest,
+    Queued,
     ReplyDone,
     StreamItem,
     TextDelta,
@@ -38,8 +40,11 @@ from ink_ls.model.errors import (
     is_context_length_error,
     redact,
 )
+from ink_ls.model.pool import ShardedClient
+from ink_ls.model.queue import EndpointQueues
 from ink_ls.model.retry import MAX_RETRY_AFTER, backoff_delay, parse_retry_after
 from ink_ls.model.window import LOOKUP_TIMEOUT, server_root
+from ink_ls.model.wire import encode_body
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +85,17 @@ class ModelClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep | None = None,
         rng: Callable[[], float] | None = None,
+        queues: EndpointQueues | None = None,
     ) -> None:
         self.settings = settings
         timeout = httpx.Timeout(
             settings.request_timeout, connect=min(30.0, settings.request_timeout)
         )
-        self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
+        self._http = ShardedClient(timeout, transport=transport)
+        self._queue = (queues or EndpointQueues()).get(
+            settings.base_url, settings.max_concurrent_requests
+        )
+        """The endpoint's fair queue, shared by its clients (None: no limit)."""
         self.dialect = dialect
         self._ollama: bool | None = None
         """Whether the endpoint is Ollama (asked once, only for chat with the window set)."""
@@ -139,7 +149,21 @@ class ModelClient:
 
     async def _work(self, request: ModelRequest, queue: asyncio.Queue[_QueueItem]) -> None:
         try:
-            await self._attempts(request, queue.put_nowait)
+            if self._queue is None:
+                await self._attempts(request, queue.put_nowait)
+                return
+            waited = False
+
+            def report(ahead: int) -> None:
+                nonlocal waited
+                waited = True
+                queue.put_nowait(Queued(ahead))
+
+            # a cancel while waiting leaves the queue (the task is cancelled in `slot`)
+            async with self._queue.slot(report):
+                if waited:
+                    queue.put_nowait(Queued(None))
+                await self._attempts(request, queue.put_nowait)
         except asyncio.CancelledError:
             raise
         except ModelError as exc:
@@ -154,9 +178,10 @@ class ModelClient:
 
             dialect = OllamaDialect()  # only Ollama's own API runs the model with the window
         url = dialect.url(self.settings.base_url)
-        body = dialect.body(request, self.settings)
+        # encoded once for all attempts; the conversation's past messages come pre-encoded
+        body = encode_body(dialect.body(request, self.settings))
         key = self.settings.resolved_api_key()
-        headers = dialect.headers(key)
+        headers = {**dialect.headers(key), "Content-Type": "application/json"}
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             log.debug(
@@ -201,7 +226,8 @@ class ModelClient:
             if self.settings.context_window is not None:
                 root = server_root(self.settings.base_url)
                 try:
-                    resp = await self._http.get(root + "/api/version", timeout=LOOKUP_TIMEOUT)
+                    async with self._http.lease() as http:
+                        resp = await http.get(root + "/api/version", timeout=LOOKUP_TIMEOUT)
                     answer = resp.json() if resp.is_success else None
                 except (httpx.HTTPError, ValueError):
                     answer = None
@@ -214,7 +240,7 @@ class ModelClient:
         self,
         dialect: Dialect,
         url: str,
-        body: dict[str, object],
+        body: bytes,
         headers: dict[str, str],
         key: str | None,
         put: Callable[[_QueueItem], None],
@@ -222,7 +248,10 @@ class ModelClient:
         got_bytes = False
         parser = dialect.parser(key)
         try:
-            async with self._http.stream("POST", url, json=body, headers=headers) as resp:
+            async with (
+                self._http.lease() as http,
+                http.stream("POST", url, content=body, headers=headers) as resp,
+            ):
                 if resp.status_code >= 300:
                     raw = await _read_capped(resp, _ERROR_BODY_CAP)
                     raise self._status_error(resp, raw, key)
@@ -356,5 +385,8 @@ class OpenAIClient(ModelClient):
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep | None = None,
         rng: Callable[[], float] | None = None,
+        queues: EndpointQueues | None = None,
     ) -> None:
-        super().__init__(settings, ChatDialect(), transport=transport, sleep=sleep, rng=rng)
+        super().__init__(
+            settings, ChatDialect(), transport=transport, sleep=sleep, rng=rng, queues=queues
+        )

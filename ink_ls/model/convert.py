@@ -23,6 +23,7 @@ from ink_ls.core.messages import (
 )
 from ink_ls.model.base import ModelRequest
 from ink_ls.model.extras import DIALECT
+from ink_ls.model.wire import RawJSON, encoded_items
 
 JSONObject = dict[str, Any]
 
@@ -99,21 +100,36 @@ def _tool_results(message: ToolResultMessage, *, vision: bool) -> list[JSONObjec
     return out
 
 
+def _items(message: Message, *, vision: bool) -> list[JSONObject]:
+    """One history message as `messages` items (none for an empty reply)."""
+    if isinstance(message, UserMessage):
+        return [{"role": "user", "content": _user_content(message.content, vision=vision)}]
+    if isinstance(message, AssistantMessage):
+        converted = _assistant(message)
+        return [converted] if converted is not None else []
+    if isinstance(message, ToolResultMessage):
+        return _tool_results(message, vision=vision)
+    assert_never(message)
+
+
 def to_openai_messages(system: str, history: list[Message], *, vision: bool) -> list[JSONObject]:
     """The `messages` array: the system prompt, then history in order."""
     out: list[JSONObject] = [{"role": "system", "content": system}] if system else []
     for message in history:
-        if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message.content, vision=vision)})
-        elif isinstance(message, AssistantMessage):
-            converted = _assistant(message)
-            if converted is not None:
-                out.append(converted)
-        elif isinstance(message, ToolResultMessage):
-            out.extend(_tool_results(message, vision=vision))
-        else:
-            assert_never(message)
+        out.extend(_items(message, vision=vision))
     return out
+
+
+def _messages(request: ModelRequest, *, vision: bool) -> list[JSONObject] | RawJSON:
+    """`messages`, from the conversation's wire cache when the request has one."""
+    head = [{"role": "system", "content": request.system}] if request.system else []
+    return encoded_items(
+        request.wire,
+        f"{DIALECT}:vision={vision}",
+        request.messages,
+        lambda message: _items(message, vision=vision),
+        head,
+    )
 
 
 def to_openai_tools(schemas: list[JSONObject]) -> list[JSONObject]:
@@ -135,7 +151,7 @@ def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
     """The whole POST /chat/completions body for one streamed reply."""
     body: JSONObject = {
         "model": settings.model,
-        "messages": to_openai_messages(request.system, request.messages, vision=settings.vision),
+        "messages": _messages(request, vision=settings.vision),
         "stream": True,
         "stream_options": {"include_usage": True},
     }

@@ -17,12 +17,13 @@ from ink_ls.core.messages import (
     AssistantMessage,
     ContentBlock,
     ImageBlock,
+    Message,
     TextBlock,
-    ToolResultMessage,
     UserMessage,
 )
 from ink_ls.model.base import ModelRequest
 from ink_ls.model.convert import image_placeholder
+from ink_ls.model.wire import RawJSON, encoded_items
 
 DIALECT = "ollama"
 JSONObject = dict[str, Any]
@@ -65,24 +66,32 @@ def _assistant(message: AssistantMessage) -> JSONObject | None:
     return out
 
 
-def chat_messages(request: ModelRequest, *, vision: bool) -> list[JSONObject]:
-    """The native `messages`: the system prompt, then history in order."""
-    out: list[JSONObject] = (
-        [{"role": "system", "content": request.system}] if request.system else []
-    )
-    for message in request.messages:
-        if isinstance(message, UserMessage):
-            out.append(_user(message.content, vision=vision))
-        elif isinstance(message, AssistantMessage):
-            converted = _assistant(message)
-            if converted is not None:
-                out.append(converted)
-        elif isinstance(message, ToolResultMessage):
-            for result in message.results:
-                entry = _user(result.content, vision=vision, role="tool")
-                entry["tool_name"] = result.tool_name
-                out.append(entry)
+def _items(message: Message, *, vision: bool) -> list[JSONObject]:
+    """One history message as native `messages` items."""
+    if isinstance(message, UserMessage):
+        return [_user(message.content, vision=vision)]
+    if isinstance(message, AssistantMessage):
+        converted = _assistant(message)
+        return [converted] if converted is not None else []
+    out: list[JSONObject] = []
+    for result in message.results:
+        entry = _user(result.content, vision=vision, role="tool")
+        entry["tool_name"] = result.tool_name
+        out.append(entry)
     return out
+
+
+def chat_messages(request: ModelRequest, *, vision: bool) -> list[JSONObject] | RawJSON:
+    """The native `messages`: the system prompt, then history in order (encoded from the
+    conversation's wire cache when the request has one)."""
+    head = [{"role": "system", "content": request.system}] if request.system else []
+    return encoded_items(
+        request.wire,
+        f"{DIALECT}:vision={vision}",
+        request.messages,
+        lambda message: _items(message, vision=vision),
+        head,
+    )
 
 
 def chat_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:

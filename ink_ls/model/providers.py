@@ -12,6 +12,7 @@ import httpx
 from ink_ls.core.config import ModelSettings, Provider
 from ink_ls.model.client import ModelClient, Sleep
 from ink_ls.model.dialect import Dialect
+from ink_ls.model.queue import EndpointQueues
 
 
 def dialect_for(provider: Provider) -> Dialect:
@@ -35,8 +36,15 @@ def make_client(
     transport: httpx.AsyncBaseTransport | None = None,
     sleep: Sleep | None = None,
     rng: Callable[[], float] | None = None,
+    queues: EndpointQueues | None = None,
 ) -> ModelClient:
-    """A client for the provider `settings` name (or its host implies)."""
+    """A client for the provider `settings` name (or its host implies); `queues` holds the
+    endpoints' request limits, shared by every client of the process."""
     return ModelClient(
-        settings, dialect_for(settings.dialect), transport=transport, sleep=sleep, rng=rng
+        settings,
+        dialect_for(settings.dialect),
+        transport=transport,
+        sleep=sleep,
+        rng=rng,
+        queues=queues,
     )

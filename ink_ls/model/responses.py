@@ -27,6 +27,7 @@ from ink_ls.model.convert import image_placeholder
 from ink_ls.model.dialect import bearer_headers, whole_object
 from ink_ls.model.responses_stream import ResponsesParser, reply_from_response
 from ink_ls.model.sse import SSEDecoder
+from ink_ls.model.wire import encoded_items
 
 NAME: Provider = "openai-responses"
 INCLUDE = ["reasoning.encrypted_content"]
@@ -108,26 +109,32 @@ def _tool_results(message: ToolResultMessage, *, vision: bool) -> list[JSONObjec
     return out
 
 
+def _items(message: Message, *, vision: bool) -> list[JSONObject]:
+    """One history message as input items."""
+    if isinstance(message, UserMessage):
+        return [_user(message.content, vision=vision)]
+    if isinstance(message, AssistantMessage):
+        return _assistant(message)
+    if isinstance(message, ToolResultMessage):
+        return _tool_results(message, vision=vision)
+    assert_never(message)
+
+
 def to_input(history: list[Message], *, vision: bool) -> list[JSONObject]:
     """History as the `input` item list."""
-    out: list[JSONObject] = []
-    for message in history:
-        if isinstance(message, UserMessage):
-            out.append(_user(message.content, vision=vision))
-        elif isinstance(message, AssistantMessage):
-            out.extend(_assistant(message))
-        elif isinstance(message, ToolResultMessage):
-            out.extend(_tool_results(message, vision=vision))
-        else:
-            assert_never(message)
-    return out
+    return [item for message in history for item in _items(message, vision=vision)]
 
 
 def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
     """The whole POST /responses body for one streamed reply."""
     body: JSONObject = {
         "model": settings.model,
-        "input": to_input(request.messages, vision=settings.vision),
+        "input": encoded_items(
+            request.wire,
+            f"{NAME}:vision={settings.vision}",
+            request.messages,
+            lambda message: _items(message, vision=settings.vision),
+        ),
         "stream": True,
         "store": False,
         "include": list(INCLUDE),

@@ -517,6 +517,17 @@ class WarningUpdate(UpdateBody):
     message: str
 
 
+class ModelQueueUpdate(UpdateBody):
+    """The turn's model request waits for a slot of the endpoint's request limit
+    (`model.maxConcurrentRequests`): `queued` with `ahead` requests before it (sent again as
+    the queue moves: each step below 10, then at 16, 32, 64, …), then `running` once it goes
+    out. Never sent for an endpoint without a limit."""
+
+    session_update: Literal["model_queue"] = "model_queue"
+    status: Literal["queued", "running"]
+    ahead: int | None = None
+
+
 class TurnEndUpdate(UpdateBody):
     session_update: Literal["turn_end"] = "turn_end"
     stop_reason: WireStopReason
@@ -533,6 +544,7 @@ SessionUpdateBody = Annotated[
     | InstructionsLoadedUpdate
     | ErrorUpdate
     | WarningUpdate
+    | ModelQueueUpdate
     | TurnEndUpdate,
     Field(discriminator="session_update"),
 ]

@@ -20,13 +20,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.console import Console, Group, RenderableType
-from rich.live import Live
-from rich.padding import Padding
-from rich.spinner import Spinner
-from rich.table import Table
 from rich.text import Text
 
 from ink_ls.agent.events import (
@@ -48,6 +44,10 @@ from ink_ls.core.messages import text_of
 from ink_ls.run.accounting import context_line
 from ink_ls.run.safe import clean, clean_line, safe_text
 from ink_ls.tools.todo import TODO_TOOL, TodoItem, checklist, todos_of
+
+if TYPE_CHECKING:  # the live region's parts load only on a terminal (not for a pipe)
+    from rich.live import Live
+    from rich.table import Table
 
 RowState = Literal["queued", "running", "done", "failed"]
 TAIL_LINES = 8
@@ -92,6 +92,8 @@ class TerminalView:
         self._thinking = ""
         self._live: Live | None = None
         if console.is_terminal:
+            from rich.live import Live
+
             self._live = Live(
                 self,
                 console=console,
@@ -228,6 +230,9 @@ class TerminalView:
         return line
 
     def __rich__(self) -> RenderableType:
+        from rich.padding import Padding
+        from rich.table import Table
+
         parts: list[RenderableType] = []
         if self._thinking and not self._streaming:  # reasoning until the answer begins
             tail = self._thinking.splitlines()[-TAIL_LINES:]
@@ -259,6 +264,8 @@ class TerminalView:
     def _cells(self, row: _Row, now: float) -> tuple[RenderableType, Text, Text]:
         label = Text(row.title, style="bold")
         if row.state == "running" and row.started is not None:
+            from rich.spinner import Spinner
+
             elapsed = format_duration((now - row.started) * 1000)
             return Spinner("dots", style="cyan"), label, Text(elapsed, "dim")
         if row.state == "queued":

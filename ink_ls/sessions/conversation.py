@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ink_ls.agent.compaction import Compaction
 from ink_ls.agent.instructions import ProjectInstructions
 from ink_ls.core.messages import Message
+from ink_ls.model.wire import WireCache
 from ink_ls.sessions.store import Session
 
 
@@ -20,6 +21,8 @@ class StoredConversation:
     messages: list[Message] = field(default_factory=list)
     instructions: ProjectInstructions | None = None
     """The project instructions loaded so far (kept across the session's turns)."""
+    wire: WireCache = field(default_factory=WireCache)
+    """The wire form of `messages`, built once per message across the session's turns."""
 
     @classmethod
     def of(cls, session: Session) -> StoredConversation:

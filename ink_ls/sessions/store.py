@@ -36,7 +36,7 @@ from pydantic import TypeAdapter, ValidationError
 from ink_ls.agent.compaction import Compaction, compacted_view, describe
 from ink_ls.checkpoints import forget_session
 from ink_ls.checkpoints.timeline import RECORD_TYPES, Timeline
-from ink_ls.core.config import state_dir
+from ink_ls.core.env import state_dir
 from ink_ls.core.messages import (
     AssistantMessage,
     Message,
@@ -48,6 +48,7 @@ from ink_ls.core.messages import (
     text_of,
 )
 from ink_ls.sessions.repair import pair_tool_calls, record_lines
+from ink_ls.sessions.views import ConversationViews
 
 log = logging.getLogger(__name__)
 
@@ -178,14 +179,16 @@ class Session:
         """What loading had to skip or repair (damaged lines), one sentence each."""
         self.timeline = Timeline()
         """The checkpoint entries (turns and rewinds) recorded so far."""
-        self.views: dict[int, list[Message]] = {}
+        self.views = ConversationViews()
         """The conversation just before each entry (what a rewind to it continues from)."""
 
     def record(self, record: dict[str, Any]) -> None:
         """Write a checkpoint record (see `checkpoints.timeline`) and take it into account:
         a rewind of the conversation makes `messages` continue from before its target."""
         self._pending.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.messages[:] = replay_entry(self.timeline, self.views, self.messages, record)
+        continued = replay_entry(self.timeline, self.views, self.messages, record)
+        if continued is not self.messages:  # a rewind of the conversation
+            self.messages[:] = continued
         self.save()
 
     def append(self, message: Message) -> None:
@@ -341,7 +344,7 @@ class SessionStore:
         totals = Usage()
         compactions = 0
         timeline = Timeline()
-        views: dict[int, list[Message]] = {}
+        views = ConversationViews()
         warnings: list[str] = []
         for number, line in record_lines(raw):
             try:
@@ -434,7 +437,7 @@ class SessionStore:
 
 def replay_entry(
     timeline: Timeline,
-    views: dict[int, list[Message]],
+    views: ConversationViews,
     messages: list[Message],
     record: dict[str, Any],
 ) -> list[Message]:
@@ -442,10 +445,10 @@ def replay_entry(
     view before the target entry after a rewind of the conversation, else `messages`)."""
     entry = timeline.apply(record)
     if record["type"] in ("turn", "rewind"):
-        views[entry.number] = list(messages)
+        views.take(entry.number, messages)
     if entry.kind == "rewind" and record["type"] == "rewind" and entry.target is not None:
         if entry.restore in ("conversation", "both"):
-            return list(views[entry.target])
+            return views[entry.target]
     return messages
 
 

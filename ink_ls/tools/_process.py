@@ -32,6 +32,7 @@ from ink_ls.tools._procfs import (
     ProcInfo,
     enable_subreaper,
     exiting,
+    family,
     has_tag,
     is_alive,
     proc_info,
@@ -52,6 +53,8 @@ TAG_PREFIX = uuid.uuid4().hex[:12]
 _lock = threading.RLock()
 _tracked: dict[int, ProcessTree] = {}
 _cleanup_installed = False
+_watchdog_wanted = False
+"""`install_exit_cleanup(watchdog=True)` ran: the helper starts with the first tagged process."""
 _spawning: dict[int, int] = {}
 """Thread id → spawns in progress (between fork and `track`)."""
 _spawn_done = threading.Condition(_lock)
@@ -118,6 +121,17 @@ def members(trees: Iterable[ProcessTree], procs: dict[int, ProcInfo]) -> dict[in
             owner[info.pid] = found
         stack.extend((child, found) for child in children.get(info.pid, []))
     return owner
+
+
+def _scan() -> dict[int, ProcInfo] | None:
+    """The processes `members` may attribute: with the subreaper on, only our descendants
+    (every escapee is re-parented to us), walked down from us so that the cost does not grow
+    with the machine's process count; else (or without children lists) all of /proc."""
+    if subreaper_enabled():
+        procs = family(os.getpid())
+        if procs is not None:
+            return procs
+    return snapshot()
 
 
 def _reap(owner: dict[int, ProcessTree], procs: dict[int, ProcInfo]) -> None:
@@ -200,7 +214,7 @@ def kill_trees(trees: list[ProcessTree], report: KillReport | None = None) -> Ki
     if not subreaper_enabled():
         report.blind = "this system cannot re-parent escaped processes to the server"
     for _ in range(20):  # new members can appear while we kill (a fork just before SIGKILL)
-        procs = snapshot()
+        procs = _scan()
         if procs is None:
             report.blind = "/proc is not available"
             break
@@ -260,7 +274,7 @@ def _strays(
 
 def survivors(trees: list[ProcessTree], report: KillReport) -> list[int]:
     """Members of `trees` still running (not zombies), each sent SIGKILL (again) on the way."""
-    procs = snapshot()
+    procs = _scan()
     if procs is None:
         return [p for p in report.signalled if is_alive(p)]
     owner = members(trees, procs)
@@ -280,7 +294,7 @@ def finish_report(report: KillReport, alive: list[int]) -> KillReport:
 
 def remember(tree: ProcessTree) -> None:
     """Record the tree's current members, so they are recognised after leaving group and tag."""
-    procs = snapshot()
+    procs = _scan()
     if procs is not None:
         owner = members([tree], procs)
         _reap(owner, procs)
@@ -293,7 +307,7 @@ def settle(tree: ProcessTree) -> None:
     """After a call's leader was reaped: one /proc scan records the members still running
     (so later escapees are recognised) and forgets the tree when none is (`prune_tracked`
     then has nothing to scan for it at the next spawn)."""
-    procs = snapshot()
+    procs = _scan()
     if procs is None:
         return
     owner = members([tree], procs)
@@ -325,7 +339,7 @@ def tracked() -> list[ProcessTree]:
 def prune_tracked() -> None:
     """Forget trees whose processes have all ended (and reap their zombies)."""
     trees = [t for t in tracked() if t.leader_reaped]
-    procs = snapshot() if trees else None
+    procs = _scan() if trees else None
     if procs is None:
         return
     owner = members(trees, procs)
@@ -372,20 +386,27 @@ def _exit_now(previous: object, signum: int, frame: FrameType | None) -> None:
         os.kill(os.getpid(), signum)  # die of the same signal, as without us
 
 
+def ensure_watchdog() -> None:
+    """Start the watchdog (once) if `install_exit_cleanup` asked for it; called before a
+    tagged process starts, so a run that starts none never pays for the helper."""
+    if _watchdog_wanted:
+        start_watchdog(TAG_PREFIX)
+
+
 def install_exit_cleanup(*, watchdog: bool = True) -> None:
     """Kill all tracked processes at interpreter exit and on SIGTERM/SIGINT/SIGHUP, and
-    (`watchdog`) start the helper that kills them after a `kill -9` of this process.
+    (`watchdog`) have the helper that kills them after a `kill -9` of this process start
+    with the first of them (`ensure_watchdog`).
 
     Previous Python handlers still run afterwards. A handler installed later (e.g. with
     `loop.add_signal_handler`) replaces ours: it must then call `kill_all_tracked()` itself.
     """
-    global _cleanup_installed
+    global _cleanup_installed, _watchdog_wanted
     if _cleanup_installed:
         return
     _cleanup_installed = True
     enable_subreaper()
-    if watchdog:
-        start_watchdog(TAG_PREFIX)
+    _watchdog_wanted = watchdog
     atexit.register(kill_all_tracked)
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -408,6 +429,7 @@ def spawn(
     Raises OSError on failure.
     """
     enable_subreaper()
+    ensure_watchdog()
     prune_tracked()
     tag = f"{TAG_PREFIX}-{uuid.uuid4().hex}"
     me = threading.get_ident()

@@ -79,12 +79,54 @@ def snapshot() -> dict[int, ProcInfo] | None:
     return procs if procs else None
 
 
+def _children(pid: int) -> list[int] | None:
+    """The pids `pid`'s threads forked and have not been reaped, or None when unreadable."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    kids: list[int] = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                kids.extend(int(k) for k in fh.read().split())
+        except OSError:
+            continue  # the thread ended meanwhile
+    return kids
+
+
+def family(root: int) -> dict[int, ProcInfo] | None:
+    """Every descendant of `root` (zombies included, `root` not), found by walking
+    /proc/<pid>/task/*/children down from it: the cost follows the size of `root`'s tree, not
+    the machine's process count. None when the kernel offers no children lists."""
+    first = _children(root)
+    if first is None or not os.path.exists(f"/proc/{root}/task/{root}/children"):
+        return None
+    procs: dict[int, ProcInfo] = {}
+    stack = first
+    while stack:
+        pid = stack.pop()
+        if pid in procs:
+            continue
+        info = proc_info(pid)
+        if info is None:
+            continue  # gone (and reaped) since its parent's list was read
+        procs[pid] = info
+        stack.extend(_children(pid) or [])
+    return procs
+
+
+def proc_available() -> bool:
+    """Whether this system has a /proc to read (Linux)."""
+    return os.path.exists("/proc/self/stat")
+
+
 def is_alive(pid: int) -> bool:
     """True while `pid` exists and is not a zombie (a zombie has stopped running)."""
     info = proc_info(pid)
     if info is not None:
         return not info.zombie
-    if snapshot() is not None:
+    if proc_available():
         return False
     try:  # no /proc: fall back to a null signal
         os.kill(pid, 0)

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from ink_ls.core.config import API_KEY_VARS
+from ink_ls.core.env import API_KEY_VARS
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import (
     CommandDisplay,

@@ -13,6 +13,7 @@ from ink_ls.tools._process import (
     TAG_PREFIX,
     TAG_VAR,
     KillReport,
+    ensure_watchdog,
     install_exit_cleanup,
     kill_all_tracked,
 )
@@ -32,6 +33,7 @@ def watched_env(name: str, hidden: tuple[str, ...] = ()) -> dict[str, str]:
     kills a long-lived helper started with it (a language server) even after `kill -9`."""
     import os
 
+    ensure_watchdog()
     env = {k: v for k, v in os.environ.items() if k not in hidden}
     env[TAG_VAR] = f"{TAG_PREFIX}-{name}"
     return env

@@ -144,6 +144,9 @@ async def test_initialize_announces_methods_and_warns_once_on_bad_settings(
     client = await start(
         ink={"model": {"baseUrl": model.base_url, "maxTokens": -1}, "approval": "sometimes"}
     )
+    # the settings are validated once the answer is out (on `initialized`): any later answer
+    # comes after the warning
+    await asyncio.wait_for(client.ink(methods.SESSION_LIST, {}), WAIT)
     (warning,) = client.messages
     assert warning.type == 2
     assert warning.message == (

@@ -82,6 +82,11 @@ _HOLD = "hold"
 """Marks the place of a reply's hold among its events."""
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256
+    """A burst of sessions connects at once: the default listen queue (5) would drop SYNs."""
+
+
 class FakeModelServer:
     """Start with `with FakeModelServer() as srv:`; `srv.base_url` ends in /v1."""
 
@@ -155,7 +160,7 @@ class FakeModelServer:
                         server.disconnects += 1
                         server._cond.notify_all()
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

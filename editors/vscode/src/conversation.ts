@@ -7,6 +7,7 @@
  */
 
 import type { SessionPromptResult, SessionUpdate, StopReason, ToolKind } from './protocol';
+import { queueLine } from './queue';
 
 /** A file or selection a prompt was asked about (shown as a chip). */
 export interface Chip {
@@ -99,6 +100,8 @@ const REFUSED = /reject|refus|dismiss|readonly|not run|not changed|approv/i;
 export class Conversation {
   readonly entries: Entry[] = [];
   readonly cards = new Map<string, ToolCard>();
+  /** The line of a model request still waiting for the endpoint's limit. */
+  private queueNotice: Entry | undefined;
   inputTokens = 0;
   outputTokens = 0;
   contextWindow: number | undefined;
@@ -297,6 +300,15 @@ export class Conversation {
         );
       case 'instructions_loaded':
         return this.push({ type: 'notice', level: 'info', text: `project instructions: ${u.paths.join(', ')}` });
+      case 'model_queue': {
+        // one line per wait, updated in place as the queue moves
+        const line = this.queueNotice ?? this.push({ type: 'notice', level: 'info', text: '' });
+        if (line.type === 'notice') {
+          line.text = queueLine(u);
+        }
+        this.queueNotice = u.status === 'queued' ? line : undefined;
+        return line;
+      }
       case 'turn_end':
         return undefined;
     }

@@ -23,6 +23,8 @@ export interface RawSettings {
   maxRetries: number;
   contextWindow: number | null;
   compactThreshold: number;
+  /** `ink.model.maxConcurrentRequests` (null: no limit). */
+  maxConcurrentRequests?: number | null;
   approval: string;
   approvalTimeoutSeconds: number;
   /** `ink.permissions` (an empty object: none). */
@@ -88,6 +90,9 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   }
   if (raw.compactThreshold !== DEFAULT_COMPACT_THRESHOLD) {
     model.compactThreshold = raw.compactThreshold;
+  }
+  if (raw.maxConcurrentRequests !== undefined && raw.maxConcurrentRequests !== null) {
+    model.maxConcurrentRequests = raw.maxConcurrentRequests;
   }
   const settings: InkSettings = { model, approval: raw.approval as ApprovalMode };
   if (raw.approvalTimeoutSeconds !== DEFAULT_APPROVAL_TIMEOUT_SECONDS) {

@@ -270,6 +270,18 @@ export interface McpStatusResult {
   problems: string[];
 }
 
+/**
+ * The turn's model request waits for a slot of the endpoint's request limit
+ * (`model.maxConcurrentRequests`): `queued` with `ahead` requests before it (sent again as
+ * the queue moves: each step below 10, then at 16, 32, 64, …), then `running` once it goes
+ * out. Never sent for an endpoint without a limit.
+ */
+export interface ModelQueueUpdate {
+  sessionUpdate: 'model_queue';
+  status: 'queued' | 'running';
+  ahead?: number;
+}
+
 export interface Position {
   line: number;
   character: number;
@@ -399,6 +411,7 @@ export type SessionUpdate =
   | InstructionsLoadedUpdate
   | ErrorUpdate
   | WarningUpdate
+  | ModelQueueUpdate
   | TurnEndUpdate;
 
 export interface SessionUpdateParams {

@@ -30,6 +30,7 @@ export interface InkSettings {
     maxRetries?: number;
     contextWindow?: number;
     compactThreshold?: number;
+    maxConcurrentRequests?: number;
   };
   approval: ApprovalMode;
   approvalTimeoutSeconds?: number;

@@ -26,6 +26,7 @@ export function readRawSettings(): RawSettings {
     maxRetries: config.get<number>('model.maxRetries', 3),
     contextWindow: config.get<number | null>('model.contextWindow', null),
     compactThreshold: config.get<number>('model.compactThreshold', 0.8),
+    maxConcurrentRequests: config.get<number | null>('model.maxConcurrentRequests', null),
     approval: config.get<string>('approval', 'ask'),
     approvalTimeoutSeconds: config.get<number>('approvalTimeoutSeconds', 600),
     permissions: config.get<Record<string, unknown>>('permissions', {}),

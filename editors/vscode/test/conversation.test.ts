@@ -177,3 +177,15 @@ test('reasoning becomes one collapsed Thinking entry before the call and the ans
   }));
   assert.equal(c.contextWindowSource, 'Ollama runtime');
 });
+
+test('a prompt waiting for the model endpoint shows one line that follows the queue', () => {
+  const c = new Conversation();
+  const first = c.apply(up({ sessionUpdate: 'model_queue', status: 'queued', ahead: 3 }));
+  const again = c.apply(up({ sessionUpdate: 'model_queue', status: 'queued', ahead: 0 }));
+  assert.equal(first, again, 'the same line is updated');
+  assert.deepEqual(c.entries, [{ type: 'notice', level: 'info', text: 'waiting for the model endpoint (0 ahead)' }]);
+  c.apply(up({ sessionUpdate: 'model_queue', status: 'running' }));
+  assert.deepEqual(c.entries, [{ type: 'notice', level: 'info', text: 'waited for the model endpoint' }]);
+  c.apply(up({ sessionUpdate: 'model_queue', status: 'queued', ahead: 1 }));
+  assert.equal(c.entries.length, 2, 'a later wait has a line of its own');
+});

@@ -231,13 +231,17 @@ async def test_a_finished_command_scans_the_processes_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scans: list[int] = []
-    real = _process.snapshot
+    real = _process._scan
 
     def counted() -> dict[int, ProcInfo] | None:
         scans.append(1)
         return real()
 
-    monkeypatch.setattr(_process, "snapshot", counted)
+    def whole_machine() -> None:
+        raise AssertionError("all of /proc was read: the cost would follow the machine's load")
+
+    monkeypatch.setattr(_process, "_scan", counted)
+    monkeypatch.setattr(_process, "snapshot", whole_machine)
     before = set(map(id, _process.tracked()))
     tool = BashTool(log_dir=str(tmp_path))
     for _ in range(3):

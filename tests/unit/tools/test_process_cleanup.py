@@ -160,3 +160,29 @@ def test_a_dying_process_is_told_apart_from_a_running_one() -> None:
         child.kill()
         child.wait()
     assert _procfs.exiting(child.pid)  # gone
+
+
+LAZY_WATCHDOG = """
+import os
+from pathlib import Path
+from ink_ls.tools import _process, _watchdog
+
+_process.install_exit_cleanup()
+before = _watchdog.watchdog_pid()
+proc, _ = _process.spawn("true", cwd=Path("."), env=dict(os.environ))
+proc.wait()
+print(before, _watchdog.watchdog_pid() is not None)
+"""
+
+
+def test_the_watchdog_starts_with_the_first_command_not_before() -> None:
+    # a run that starts no command (most `ink-ls run` answers) spawns no helper
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_WATCHDOG],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.decode().split() == ["None", "True"]

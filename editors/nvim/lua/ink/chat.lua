@@ -183,6 +183,11 @@ function M.on_update(params)
     render.note('error: ' .. tostring(u.message))
   elseif kind == U.warning then
     render.note('warning: ' .. tostring(u.message))
+  elseif kind == U.model_queue then
+    local line = require('ink.queue').line(u)
+    if line then
+      render.note(line)
+    end
   elseif kind == U.turn_end then
     local usage = M.header.usage
         and (' · %s tokens in, %s out'):format(tostring(M.header.usage.inputTokens), tostring(M.header.usage.outputTokens))

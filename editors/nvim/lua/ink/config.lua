@@ -50,6 +50,7 @@ local model_types = {
   maxRetries = 'number',
   contextWindow = 'number',
   compactThreshold = 'number',
+  maxConcurrentRequests = 'number',
 }
 
 --- `checkpoints` option keys and the wire names the server reads (`ink.checkpoints`).

@@ -45,6 +45,7 @@ M.updates = {
   compaction = 'compaction',
   error = 'error',
   instructions_loaded = 'instructions_loaded',
+  model_queue = 'model_queue',
   thinking = 'thinking',
   tool_call = 'tool_call',
   tool_call_update = 'tool_call_update',
@@ -242,6 +243,15 @@ M.PROGRESS_TITLE = 'Ink'
 ---@field servers ink.McpServerInfo[]
 ---@field problems string[]
 
+--- The turn's model request waits for a slot of the endpoint's request limit
+--- (`model.maxConcurrentRequests`): `queued` with `ahead` requests before it (sent again as
+--- the queue moves: each step below 10, then at 16, 32, 64, …), then `running` once it goes
+--- out. Never sent for an endpoint without a limit.
+---@class ink.ModelQueueUpdate
+---@field sessionUpdate 'model_queue'
+---@field status 'queued'|'running'
+---@field ahead? integer
+
 ---@class ink.Position
 ---@field line integer
 ---@field character integer
@@ -340,7 +350,7 @@ M.PROGRESS_TITLE = 'Ink'
 ---@field restored string[]
 ---@field kept string[]
 
----@alias ink.SessionUpdate ink.AgentMessageChunk|ink.ThinkingChunk|ink.UserMessageChunk|ink.ToolCallRegistered|ink.ToolCallUpdate|ink.UsageUpdate|ink.CompactionUpdate|ink.InstructionsLoadedUpdate|ink.ErrorUpdate|ink.WarningUpdate|ink.TurnEndUpdate
+---@alias ink.SessionUpdate ink.AgentMessageChunk|ink.ThinkingChunk|ink.UserMessageChunk|ink.ToolCallRegistered|ink.ToolCallUpdate|ink.UsageUpdate|ink.CompactionUpdate|ink.InstructionsLoadedUpdate|ink.ErrorUpdate|ink.WarningUpdate|ink.ModelQueueUpdate|ink.TurnEndUpdate
 
 ---@class ink.SessionUpdateParams
 ---@field sessionId string

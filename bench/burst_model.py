@@ -1,0 +1,141 @@
+"""A slow model endpoint for `bench/burst.py`: every chat request is answered after N seconds.
+
+Two servers of the same answer: a lean asyncio HTTP/1.1 one (keep-alive, little CPU of its
+own, so the bench measures the client) and an ASGI app under hypercorn for cleartext HTTP/2
+(prior knowledge). Run as a process of its own (`python bench/burst_model.py --port P`), so its
+CPU is not the client's; it prints `ready` once it listens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "bench"}
+    body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+
+class SlowModel:
+    """Answers each POST with a short streamed text after `delay` seconds."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        while (await receive()).get("more_body"):
+            pass
+        await asyncio.sleep(self.delay)
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        body = _chunk({"role": "assistant", "content": "done"}) + _chunk({}, "stop")
+        await send({"type": "http.response.body", "body": body + b"data: [DONE]\n\n"})
+
+
+class _Http1(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 connection: each POST is answered after `delay` seconds."""
+
+    answered = 0
+    """Chat requests answered by every connection (a GET reports it)."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.buffer = b""
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            head = self.buffer[:end].lower()
+            at = head.find(b"content-length:")
+            length = int(head[at + 15 :].split(b"\r\n")[0]) if at >= 0 else 0
+            if len(self.buffer) < end + 4 + length:
+                return
+            self.buffer = self.buffer[end + 4 + length :]
+            if head.startswith(b"get"):
+                self._count()
+            else:
+                asyncio.get_running_loop().call_later(self.delay, self._answer)
+
+    def _count(self) -> None:
+        assert self.transport is not None
+        body = json.dumps({"answered": _Http1.answered}).encode()
+        head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+        self.transport.write(head + b"content-length: %d\r\n\r\n" % len(body) + body)
+
+    def _answer(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        _Http1.answered += 1
+        body = _chunk({"role": "assistant", "content": "done"}) + _chunk({}, "stop")
+        body += b"data: [DONE]\n\n"
+        head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+        self.transport.write(head + b"content-length: %d\r\n\r\n" % len(body) + body)
+
+
+async def serve_http1(delay: float, port: int) -> None:
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: _Http1(delay), "127.0.0.1", port, backlog=4096, reuse_address=True
+    )
+    print("ready", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+async def serve(delay: float, port: int) -> None:
+    from hypercorn.asyncio import serve as hyper_serve
+    from hypercorn.config import Config
+
+    config = Config()
+    config.bind = [f"127.0.0.1:{port}"]
+    config.backlog = 4096  # a burst of new connections is not dropped by a short listen queue
+    config.h2_max_concurrent_streams = 4096
+    config.keep_alive_timeout = 60
+    config.loglevel = "WARNING"
+    config.accesslog = None
+    config.errorlog = None
+    shutdown = asyncio.Event()
+
+    async def announce() -> None:
+        await asyncio.sleep(0.2)
+        print("ready", flush=True)
+
+    asyncio.ensure_future(announce())
+    await hyper_serve(SlowModel(delay), config, shutdown_trigger=shutdown.wait)  # type: ignore[arg-type]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--delay", type=float, default=1.0)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--h2", action="store_true", help="hypercorn (HTTP/1.1 and h2c)")
+    opts = parser.parse_args()
+    try:
+        asyncio.run((serve if opts.h2 else serve_http1)(opts.delay, opts.port))
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
