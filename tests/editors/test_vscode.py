@@ -75,6 +75,24 @@ _STEPS: dict[str, list[Reply]] = {
         ),
         tool("edit", {"path": "plan.txt", "edits": [{"oldText": "draft", "newText": "final"}]}),
     ],
+    # review_cases.mjs: an edited proposal, a rewind with an open buffer, a multi-file review
+    "[rv-edit]": [
+        tool("edit", {"path": "rv.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]})
+    ],
+    "[rv-turn]": [
+        tool("edit", {"path": "rw.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
+        tool("write", {"path": "rw-new.txt", "content": "made\n"}),
+    ],
+    "[rv-multi]": [
+        tool(
+            "edit",
+            {
+                "path": "m1.txt",
+                "edits": [{"oldText": "l2", "newText": "L2"}, {"oldText": "l8", "newText": "L8"}],
+            },
+        ),
+        tool("edit", {"path": "m2.txt", "edits": [{"oldText": "first", "newText": "second"}]}),
+    ],
     "[json-write]": [
         tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
         tool("bash", {"command": "echo done > json-done.txt"}),
@@ -164,6 +182,10 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "notes.txt").write_text("")
     (ws / "data.json").write_text('{"name": "demo", "size": 3}\n')
     (ws / "plan.txt").write_text("A draft plan.\n")
+    (ws / "rv.txt").write_text("alpha\n")
+    (ws / "rw.txt").write_text("one\n")
+    (ws / "m1.txt").write_text("".join(f"l{n}\n" for n in range(1, 10)))
+    (ws / "m2.txt").write_text("first\n")
     return ws
 
 
@@ -309,6 +331,10 @@ WORKBENCH_CASES = [
     *intel.CASES,
     "plan: the mode switch offers Plan; nothing changes before the approval, the same turn "
     "changes the file after it; the to-do checklist updates in place",
+    "review: an edited proposal is what lands (the model is told)",
+    "rewind: the open buffer follows the agent's change; an unsaved edit is a conflict, kept",
+    "review: the turn's files open in the multi-file review; a hunk reverted there is reverted "
+    "on disk",
 ]
 
 
@@ -384,3 +410,21 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         panel_prompt
     )
     intel.check(model, out)
+    _assert_review_cases(workspace, model)
+
+
+def _assert_review_cases(workspace: Path, model: FakeModelServer) -> None:
+    """What review_cases.mjs left: the user's version of the proposal, and the model told."""
+    assert (workspace / "rv.txt").read_text() == "gamma, mine\n"
+    told = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "tool" and "Edited rv.txt" in _content_text(m)
+    )
+    assert "The user modified your proposed change before accepting it" in told, told
+    assert "-beta\n+gamma, mine\n" in told, told
+    # the rewind with "Keep mine" left the file as it was; the turn's new file went
+    assert (workspace / "rw.txt").read_text() == "two\n"
+    assert not (workspace / "rw-new.txt").exists()
+    assert (workspace / "m1.txt").read_text() == "l1\nL2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n"
