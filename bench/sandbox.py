@@ -1,6 +1,7 @@
 """What the command sandbox costs per `bash` call: the same commands through the bash tool,
-unsandboxed, sandboxed (Landlock + a network namespace) and sandboxed with the network allowed
-(Landlock only), interleaved in one run; prints medians and the ratios.
+unsandboxed and, for each mechanism this machine has (bwrap; Landlock + a network namespace),
+sandboxed and sandboxed with the network allowed, interleaved in one run; prints medians and
+the ratios.
 
 `.venv/bin/python bench/sandbox.py [--runs N]`
 """
@@ -22,7 +23,7 @@ from ink_ls.core.signal import NEVER  # noqa: E402
 from ink_ls.core.tool import ToolContext  # noqa: E402
 from ink_ls.tools import _process  # noqa: E402
 from ink_ls.tools.bash import BashTool  # noqa: E402
-from ink_ls.tools.sandbox import SandboxSettings, availability  # noqa: E402
+from ink_ls.tools.sandbox import Mechanism, SandboxSettings, availability  # noqa: E402
 
 COMMANDS = {
     "true": "true",
@@ -41,21 +42,22 @@ async def median_ms(tool: BashTool, command: str, ws: Path) -> float:
 
 
 async def main(runs: int) -> None:
-    found = availability()
-    if not found.ok:
-        print(f"no sandbox on this machine: {found.problem}")
+    mechanisms: list[Mechanism] = []
+    for mechanism in ("bwrap", "landlock"):
+        found = availability(mechanism)
+        print(f"{mechanism}: {found.mechanism if found.ok else found.problem}")
+        if found.ok:
+            mechanisms.append(mechanism)
+    if not mechanisms:
         return
-    print(f"sandbox: {found.mechanism}; {runs} runs per command, interleaved")
+    print(f"auto picks: {availability().mechanism}; {runs} runs per command, interleaved")
     with tempfile.TemporaryDirectory() as name:
         ws = Path(name)
-        plain = BashTool(log_dir=name)
-        tools = {
-            "unsandboxed": plain,
-            "sandboxed": BashTool(log_dir=name, sandbox=SandboxSettings(enabled=True)),
-            "sandboxed+net": BashTool(
-                log_dir=name, sandbox=SandboxSettings(enabled=True, network=True)
-            ),
-        }
+        tools = {"unsandboxed": BashTool(log_dir=name)}
+        for mechanism in mechanisms:
+            for net in (False, True):
+                box = SandboxSettings(enabled=True, network=net, mechanism=mechanism)
+                tools[f"{mechanism}{'+net' if net else ''}"] = BashTool(log_dir=name, sandbox=box)
         for label, command in COMMANDS.items():
             times: dict[str, list[float]] = {key: [] for key in tools}
             for _ in range(3):  # warm every path (page cache, first-use imports, rulesets)
@@ -65,11 +67,10 @@ async def main(runs: int) -> None:
                 for key, tool in tools.items():
                     times[key].append(await median_ms(tool, command, ws))
             base = statistics.median(times["unsandboxed"])
-            cells = [f"unsandboxed {base:6.1f} ms"]
-            for key in ("sandboxed", "sandboxed+net"):
+            print(f"{label}: unsandboxed {base:6.1f} ms")
+            for key in list(tools)[1:]:
                 t = statistics.median(times[key])
-                cells.append(f"{key} {t:6.1f} ms (+{t - base:5.1f}, ×{t / base:.2f})")
-            print(f"{label:20} " + "  ".join(cells))
+                print(f"  {key:15} {t:6.1f} ms (+{t - base:5.1f}, ×{t / base:.2f})")
     _process.kill_all_tracked()
 
 

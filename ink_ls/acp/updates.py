@@ -1,5 +1,5 @@
 """Agent events and stored history as ACP `session/update`s: message chunks, tool calls (kind,
-title, locations, diff or output content), and the plan.
+title, locations, diff or output content), the plan, and the runs of the user's hooks.
 
 Pure mapping: it sends nothing. `todo_write` calls become `plan` updates, not tool calls.
 """
@@ -27,9 +27,11 @@ from acp import (
 from acp.helpers import SessionUpdate, ToolCallContentVariant
 from acp.schema import ToolCallLocation
 
+from ink_ls.acp.hook_updates import HookUpdates
 from ink_ls.acp.terminal import LiveOutput
 from ink_ls.agent.events import (
     AgentEvent,
+    HookRunEvent,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolEndEvent,
@@ -120,6 +122,7 @@ class UpdateMapper:
         self.cwd = cwd
         self._describe = describe
         self._plans: set[str] = set()
+        self._hooks = HookUpdates()
         self.live = LiveOutput()
         self.live.terminals = terminals
         """Running commands' output (as terminals when the client shows them)."""
@@ -133,6 +136,8 @@ class UpdateMapper:
             if event.parent_tool_call_id is not None or not event.text:
                 return []
             return [update_agent_thought_text(event.text)]
+        if isinstance(event, HookRunEvent):  # shown like the editors show it in progress
+            return self._hooks.updates(event)
         if isinstance(event, WarningEvent):  # ACP has no warning update: the user reads it
             return [update_agent_message_text(f"\n\n> ⚠ {event.message}\n\n")]
         if isinstance(event, ToolStartEvent):

@@ -132,8 +132,8 @@ class _NamespacedWriter:
         tool_name: str,
         tool_call_id: str,
         signal: CancelSignal,
-    ) -> None:
-        await self._inner.write_text(
+    ) -> str | None:
+        return await self._inner.write_text(
             path,
             new_text,
             old_text=old_text,

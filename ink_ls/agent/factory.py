@@ -96,6 +96,8 @@ class AgentParts:
     """The session's hooks of the settings files, if any."""
     sandbox: SandboxSettings | None = None
     """The command sandbox of the settings files (`bash` runs in it when enabled)."""
+    hidden: Callable[[Path], bool] | None = None
+    """Paths the `Read` deny rules hide from listings and searches (grep, find, ls)."""
 
 
 class AgentFactory:
@@ -254,6 +256,12 @@ class AgentFactory:
             for tool in own:
                 if isinstance(tool, BashTool):
                     tool.use_sandbox(parts.sandbox)
+        if parts.hidden is not None:
+            from ink_ls.tools.hiding import HidesPaths
+
+            for tool in own:
+                if isinstance(tool, HidesPaths):
+                    tool.hide_paths(parts.hidden)
         tools = ToolRegistry(list(own), tool_sources) if tool_sources else own
         options = AgentOptions(
             cwd=cwd,

@@ -62,6 +62,10 @@ class Permissions:
         policy = Policy.from_entries(settings.rules, cwd)
         return cls(policy, [*settings.problems, *policy.problems])
 
+    def hidden(self) -> Callable[[Path], bool] | None:
+        """What the `Read` deny rules hide from listings and searches; None: nothing."""
+        return self.policy.hides_read if self.policy.has_read_denies() else None
+
     def decide(self, request: GateRequest) -> Decision:
         return self.policy.decide(
             request.tool.name, _access_of(request), _command_of(request), request.cwd

@@ -33,6 +33,7 @@ from ink_ls.agent.plan_mode import enter_plan
 from ink_ls.agent.trust import trust_asker
 from ink_ls.agent.writes import ChangeChannel, DiskChannel, PolicyWriter
 from ink_ls.checkpoints.recorder import Journal, TurnCheckpoint, begin_turn
+from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.messages import Message
 from ink_ls.core.settings_files import Settings, load_settings
@@ -113,6 +114,9 @@ class FrontEnd:
     settings_sections: Mapping[str, Any] | None = None
     """The front end's own settings-file sections (the editor's `ink.permissions` and
     `ink.hooks`), merged with the settings files."""
+    checkpoint_settings: CheckpointSettings | None = None
+    """The front end's checkpoint settings (the editor's `ink.checkpoints`); None: from the
+    environment."""
     mode_stated: bool = True
     """False when the user named no approval mode (no `--approval`): the settings files'
     `defaultMode` then sets the gate's mode."""
@@ -177,7 +181,9 @@ class TurnBuilder:
         workspace is recorded before its first change and when the block ends."""
         factory = self.factory
         checkpoint = (  # a built-in (`/rewind`, `/clear`) is no entry of its own
-            begin_turn(checkpoints, cwd, prompt, prefetch=False)
+            begin_turn(
+                checkpoints, cwd, prompt, settings=front.checkpoint_settings, prefetch=False
+            )
             if prompt is not None and builtin_call(prompt) is None
             else None
         )
@@ -208,6 +214,7 @@ class TurnBuilder:
                     adapt_tools=front.adapt_tools,
                     hooks=hooks,
                     sandbox=sandbox,
+                    hidden=front.gate.permissions.hidden() if front.gate.permissions else None,
                 ),
                 history=conversation.messages,
                 extra_tools=(

@@ -62,9 +62,13 @@ class ChangeChannel(Protocol):
         """Show the change and return the user's choice (None: the question was dismissed)."""
         ...
 
-    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
+    async def apply(
+        self, change: ProposedChange, *, approved: bool, signal: CancelSignal
+    ) -> str | None:
         """Make the change. `approved`: nobody is to be asked (mode `auto`); otherwise a
-        channel that `reviews_on_apply` asks now. Raises `ChangeRejectedError` when refused."""
+        channel that `reviews_on_apply` asks now. Raises `ChangeRejectedError` when refused.
+        Returns None when the proposed text landed, else the text the user accepted instead
+        (they edited the proposal while reviewing it)."""
         ...
 
 
@@ -79,7 +83,9 @@ class DiskChannel:
     async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
         return "allow_once"
 
-    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
+    async def apply(
+        self, change: ProposedChange, *, approved: bool, signal: CancelSignal
+    ) -> str | None:
         await DiskWriter(self.root).write_text(
             change.path,
             change.new_text,
@@ -88,6 +94,7 @@ class DiskChannel:
             tool_call_id=change.tool_call_id,
             signal=signal,
         )
+        return None
 
 
 class PolicyWriter:
@@ -117,7 +124,7 @@ class PolicyWriter:
         tool_name: str,
         tool_call_id: str,
         signal: CancelSignal,
-    ) -> None:
+    ) -> str | None:
         gate = self.gate
         if gate.mode in ("readonly", "plan"):
             raise ChangeRejectedError(
@@ -131,7 +138,7 @@ class PolicyWriter:
         key = f"{tool_name}:change"
         if not approved and not self.channel.reviews_on_apply and key not in gate.always_allowed:
             await self._ask(change, key, signal)
-        await self.channel.apply(change, approved=approved, signal=signal)
+        return await self.channel.apply(change, approved=approved, signal=signal)
 
     async def write_texts(
         self,

@@ -112,27 +112,33 @@ def _chain(journal: Journal, target: int) -> list[Entry]:
 
 
 def plan(repo: ShadowRepo, journal: Journal, target: int, current: Snapshot) -> Plan:
-    """The file side of a rewind to `target` against the workspace `current`. Blocking."""
+    """The file side of a rewind to `target` against the workspace `current`. Blocking.
+
+    Git is asked in batches (one `ls-tree` per tree, one `cat-file --batch`), not per file."""
     result = Plan(target, current)
     chain = _chain(journal, target)
+    trees = {t for e in chain for t in (e.before, e.after) if t is not None}
+    lost = repo.missing_trees(trees)
     for entry in chain:
-        for tree in (entry.before, entry.after):
-            if tree is not None and not repo.has_tree(tree):
-                raise RewindError(
-                    f"the checkpoints of entry {entry.number} were pruned; only the "
-                    "conversation can be rewound to before it"
-                )
+        if entry.before in lost or entry.after in lost:
+            raise RewindError(
+                f"the checkpoints of entry {entry.number} were pruned; only the "
+                "conversation can be rewound to before it"
+            )
     first: dict[str, int] = {}
-    targets: dict[str, Blob | None] = {}
     for index, entry in enumerate(chain):
         assert entry.before is not None and entry.after is not None
         result.not_restorable.update(entry.not_restorable)
-        for path in sorted(repo.changed_paths(entry.before, entry.after)):
-            if path not in first:
-                first[path] = index
-                targets[path] = repo.blob_at(entry.before, path)
-    if not targets:
+        for path in repo.changed_paths(entry.before, entry.after):
+            first.setdefault(path, index)
+    if not first:
         return result
+    targets: dict[str, Blob | None] = {}
+    for index, entry in enumerate(chain):  # each path as it was before its first change
+        assert entry.before is not None
+        paths = [p for p, i in first.items() if i == index]
+        held = repo.blobs_at(entry.before, paths) if paths else {}
+        targets.update({p: held.get(p) for p in paths})
     # the user's changes: between one entry's end and the next one's start, and since the last
     gaps: list[set[str]] = []
     for index, entry in enumerate(chain):
@@ -141,16 +147,19 @@ def plan(repo: ShadowRepo, journal: Journal, target: int, current: Snapshot) -> 
         upto = chain[index + 1].before if index + 1 < len(chain) else current.tree
         assert upto is not None
         gaps.append(repo.changed_paths(after, upto))
+    now = repo.blobs_at(current.tree, targets)
+    todo: list[str] = []
     for path in sorted(targets):
         if any(path in gap for gap in gaps[first[path] :]):
             result.conflicts.append(path)
         blob = targets[path]
-        if blob == repo.blob_at(current.tree, path) and (
-            blob is not None or not (repo.workspace / path).is_symlink()
-        ):
+        if blob == now.get(path) and (blob is not None or not (repo.workspace / path).is_symlink()):
             continue  # already as it was
-        data = repo.read_blob(blob.oid) if blob is not None else b""
-        result.actions.append(Action(path, blob, data))
+        todo.append(path)
+    data = repo.read_blobs(b.oid for p in todo if (b := targets[p]) is not None)
+    for path in todo:
+        blob = targets[path]
+        result.actions.append(Action(path, blob, data[blob.oid] if blob is not None else b""))
     skipped = repo.skipped(current.skipped)
     for path in targets:  # now too large or binary: the store never saw what the user has
         if path in skipped and path not in result.conflicts:
@@ -258,7 +267,8 @@ async def rewind(
         if hooks.before_write is not None and work.actions:
             await hooks.before_write(work.actions)
         restored = await asyncio.to_thread(apply, repo, work.actions)
-        after = await asyncio.to_thread(repo.snapshot)
+        # only the files it wrote changed: no second walk of the workspace
+        after = await asyncio.to_thread(repo.snapshot_paths, current, restored)
         changed, left_out = await asyncio.to_thread(entry_files, repo, current, after)
         await asyncio.to_thread(keep, repo, journal, number, "before", current.tree)
         await asyncio.to_thread(keep, repo, journal, number, "after", after.tree)

@@ -19,7 +19,7 @@ import os
 import shutil
 import stat
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,8 @@ BINARY_PROBE = 8000
 """Bytes read to tell a binary file (a NUL among them), as git itself decides."""
 BULK_FILES = 256
 """More new files than this in one snapshot go straight into a pack."""
+PATHS_PER_CALL = 1000
+"""Paths named on one git command line (far below any argument-length limit)."""
 _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
 
 
@@ -203,6 +205,27 @@ class ShadowRepo:
                 blob = self.run("hash-object", "-w", "--stdin", data=text).decode().strip()
             return Snapshot(tree, blob)
 
+    def snapshot_paths(self, base: Snapshot, paths: Iterable[str]) -> Snapshot:
+        """`base` with `paths` recorded as they are now (a rewind's result: it knows which
+        files it wrote), without walking the rest of the workspace."""
+        names = sorted(set(paths))
+        if not names:
+            return base
+        with self.locked():
+            self.run("update-index", "--add", "--remove", "-z", "--stdin", data=_z(names))
+            tree = self.run("write-tree").decode().strip()
+            skipped = self.skipped(base.skipped)
+            if not skipped.keys() & set(names):
+                return Snapshot(tree, base.skipped)
+            for name in names:  # written from the store: restorable now
+                skipped.pop(name, None)
+            if not skipped:
+                return Snapshot(tree, None)
+            text = json.dumps(skipped, sort_keys=True, ensure_ascii=False).encode()
+            return Snapshot(
+                tree, self.run("hash-object", "-w", "--stdin", data=text).decode().strip()
+            )
+
     def _why_skipped(self, path: Path) -> str | None:
         """None for a restorable file, "gone", or why it is left out."""
         try:
@@ -287,8 +310,44 @@ class ShadowRepo:
                 return Blob(mode, oid)
         return None
 
+    def blobs_at(self, tree: str, paths: Iterable[str]) -> dict[str, Blob]:
+        """The files of `paths` that `tree` holds (one `ls-tree` per thousand paths)."""
+        wanted = sorted(set(paths))
+        found: dict[str, Blob] = {}
+        for start in range(0, len(wanted), PATHS_PER_CALL):
+            chunk = wanted[start : start + PATHS_PER_CALL]
+            out = self.run("--literal-pathspecs", "ls-tree", "-r", "-z", tree, "--", *chunk)
+            names = set(chunk)
+            for record in out.split(b"\0"):
+                if not record:
+                    continue
+                meta, raw = record.split(b"\t", 1)
+                mode, kind, oid = meta.decode().split()
+                name = raw.decode("utf-8", "surrogateescape")
+                if kind == "blob" and name in names:
+                    found[name] = Blob(mode, oid)
+        return found
+
     def read_blob(self, oid: str) -> bytes:
         return self.run("cat-file", "blob", oid)
+
+    def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
+        """The contents of many blobs in one `cat-file --batch`."""
+        wanted = sorted(set(oids))
+        if not wanted:
+            return {}
+        out = self.run("cat-file", "--batch", data="".join(f"{o}\n" for o in wanted).encode())
+        found: dict[str, bytes] = {}
+        at = 0
+        for oid in wanted:
+            end = out.index(b"\n", at)
+            header = out[at:end].decode().split()
+            if len(header) != 3:  # "<oid> missing"
+                raise ShadowError(f"the store has lost object {oid}")
+            size = int(header[2])
+            found[oid] = out[end + 1 : end + 1 + size]
+            at = end + 1 + size + 1  # the content is followed by a newline
+        return found
 
     def diff_text(self, a: str, b: str, paths: list[str] | None = None, *, color: bool) -> str:
         """A unified diff from tree `a` to tree `b` (of `paths`, when given)."""
@@ -333,6 +392,15 @@ class ShadowRepo:
             self.run("update-ref", "--stdin", data=commands)
             self.run("reflog", "expire", "--expire=now", "--all")
             self.run("prune", f"--expire={expire}")
+
+    def missing_trees(self, trees: Iterable[str]) -> set[str]:
+        """Which of `trees` are no longer stored (one `cat-file --batch-check`)."""
+        wanted = sorted(set(trees))
+        if not wanted:
+            return set()
+        lines = "".join(f"{t}^{{tree}}\n" for t in wanted).encode()
+        out = self.run("cat-file", "--batch-check", data=lines).decode().splitlines()
+        return {t for t, line in zip(wanted, out, strict=True) if line.endswith(" missing")}
 
     def has_tree(self, tree: str) -> bool:
         """Whether the tree is still stored (pruning removes old ones)."""

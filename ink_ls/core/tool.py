@@ -165,7 +165,10 @@ class FileWriter(Protocol):
         tool_name: str,
         tool_call_id: str,
         signal: CancelSignal,
-    ) -> None: ...
+    ) -> str | None:
+        """None when `new_text` is what the file now holds; else the text that landed instead
+        (the user edited the proposal before accepting it)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -255,6 +255,7 @@ class Host:
             adapt_tools=lambda tools: editor_tools(tools, diagnostics),
             code_intel=self.intel,
             settings_sections=editor_rules(self.settings),
+            checkpoint_settings=self.settings.checkpoints,
         )
 
     def prompt_front(

@@ -23,7 +23,6 @@ from ink_ls.checkpoints.rewind import (
     RewindError,
     rewind,
 )
-from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.checkpoints.shadow import ShadowError
 from ink_ls.editor.documents import end_position, path_to_uri
 from ink_ls.protocol import lsp
@@ -64,6 +63,15 @@ def checkpoints(host: Host, session_id: str) -> SessionCheckpointsResult:
     return wire_checkpoints(_stored(host, session_id).timeline)
 
 
+def _nothing_lost(text: str, disk: str | None, action: Action) -> bool:
+    """A buffer that differs from the disk but holds nothing of the user's: already the text
+    the rewind restores (a deleted file's buffer kept open by the editor), or an empty buffer
+    of a missing file (a diff view showing a deleted file)."""
+    if disk is None and text == "":
+        return True
+    return action.blob is not None and action.data == text.encode("utf-8")
+
+
 class _EditorHooks:
     def __init__(self, host: Host, target: int) -> None:
         self.host = host
@@ -81,7 +89,7 @@ class _EditorHooks:
                 disk = path.read_bytes().decode("utf-8")
             except (OSError, UnicodeDecodeError):
                 disk = None
-            if doc.text != disk:
+            if doc.text != disk and not _nothing_lost(doc.text, disk, action):
                 out.append(action.path)
         return out
 
@@ -151,7 +159,7 @@ async def changes(host: Host, params: SessionChangesParams) -> SessionChangesRes
             InkErrorCode.REWIND_FAILED,
             f"there is no entry {params.turn}: the session has entries 1 to {stored.timeline.last}",
         )
-    repo = open_repo(host.cwd, stored.state_dir, CheckpointSettings.from_env())
+    repo = open_repo(host.cwd, stored.state_dir, host.settings.checkpoints)
     try:
         found = await asyncio.to_thread(turn_changes, repo, stored, params.turn)
     except ShadowError as exc:
@@ -190,6 +198,7 @@ async def rewind_session(host: Host, params: SessionRewindParams) -> SessionRewi
             target=params.turn,
             restore=params.restore,
             state=stored.state_dir,
+            settings=host.settings.checkpoints,
             hooks=Hooks(conflicts=hooks.conflicts, ask=hooks.ask, before_write=hooks.before_write),
             force=params.force,
         )

@@ -13,6 +13,7 @@ from typing import Any, get_args
 from pydantic import ValidationError
 
 from ink_ls.agent.approval import DEFAULT_APPROVAL_TIMEOUT
+from ink_ls.checkpoints.settings import CheckpointSettings
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 
 
@@ -36,6 +37,8 @@ class InkSettings:
     """`permissions`: rules like a settings file's (checked when a turn loads the rules)."""
     hooks: Any = None
     """`hooks`: like a settings file's (checked when a turn loads them)."""
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings.from_env)
+    """`checkpoints`: on/off, the per-file cap and pruning (over the `INK_CHECKPOINT*` ones)."""
 
 
 def _model_field_names() -> dict[str, str]:
@@ -74,6 +77,34 @@ def _parse_model(raw: object, base: ModelSettings, problems: list[str]) -> Model
                 alias = ModelSettings.model_fields[loc].alias if loc in values else None
                 msg = str(err["msg"]).removeprefix("Value error, ")
                 problems.append(f"model.{alias or loc}: {msg}")
+            if not bad & wanted.keys():
+                break
+            for name in bad:
+                wanted.pop(name, None)
+    return base
+
+
+def _parse_checkpoints(
+    raw: object, base: CheckpointSettings, problems: list[str]
+) -> CheckpointSettings:
+    """`checkpoints` over `base`; a bad key keeps its value in `base` and is named."""
+    if raw is None:
+        return base
+    if not isinstance(raw, Mapping):
+        problems.append("checkpoints: must be an object")
+        return base
+    wanted = dict(raw)
+    values = base.model_dump(by_alias=True)
+    for _ in range(len(wanted) + 1):
+        try:
+            return CheckpointSettings.model_validate({**values, **wanted})
+        except ValidationError as exc:
+            bad = {str(err["loc"][0]) for err in exc.errors(include_input=False) if err["loc"]}
+            problems += [
+                f"checkpoints.{err['loc'][0]}: {err['msg']}"
+                for err in exc.errors(include_input=False)
+                if err["loc"]
+            ]
             if not bad & wanted.keys():
                 break
             for name in bad:
@@ -125,7 +156,9 @@ def parse_settings(
                 sections[key] = raw[key]
             else:
                 problems.append(f"{key}: must be an object (as in a settings file)")
+    checkpoints = _parse_checkpoints(raw.get("checkpoints"), start.checkpoints, problems)
     known = {"model", "approval", "approvalTimeoutSeconds", "mcpServers", "trustWorkspace"}
+    known.add("checkpoints")
     known |= set(sections)
     problems += [f"{key}: unknown setting" for key in raw if key not in known]
     return InkSettings(
@@ -136,4 +169,5 @@ def parse_settings(
         trust_workspace=trust,
         permissions=sections["permissions"],
         hooks=sections["hooks"],
+        checkpoints=checkpoints,
     ), problems

@@ -170,8 +170,11 @@ class EditorChanges:
         if now is None and _read_disk(path) != asked.disk:
             raise ChangeRejectedError("user", STALE)
 
-    async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
-        """Propose through `applyEdit`, then make sure the disk holds the new text."""
+    async def apply(
+        self, change: ProposedChange, *, approved: bool, signal: CancelSignal
+    ) -> str | None:
+        """Propose through `applyEdit`, then make sure the disk holds the new text (or the
+        user's version of it: returned when they edited the proposal before accepting)."""
         path, new_text = change.path, change.new_text
         asked = self._asked.pop(change.tool_call_id, None)
         if asked is not None:  # the user may have typed while we asked
@@ -180,12 +183,12 @@ class EditorChanges:
         doc = self.documents.get(path)
         if approved and doc is None:
             _write_disk(path, new_text, self.cwd)  # no buffer to keep in step: disk only
-            return
+            return None
         base = doc.text if doc is not None else disk_before
         self._check_base(change, base)
         label = f"ink: {change.tool_name} {self._relpath(path)} ({change.tool_call_id})"
         try:
-            await self._apply(
+            edited = await self._apply(
                 path,
                 base,
                 new_text,
@@ -197,6 +200,8 @@ class EditorChanges:
             )
         except WaitInterruptedError as exc:
             raise ChangeRejectedError("user", exc.reason) from None
+        if edited:
+            return self._landed(path, new_text, disk_before)
         now = self.documents.get(path)
         if now is not None and now.text not in (base, new_text):
             raise ChangeRejectedError("user", STALE)
@@ -205,6 +210,23 @@ class EditorChanges:
             if disk != disk_before:
                 raise ChangeRejectedError("user", STALE)
             _write_disk(path, new_text, self.cwd)
+        return None
+
+    def _landed(self, path: Path, proposed: str, disk_before: str | None) -> str | None:
+        """The user's version of an edited proposal: what the client saved (else its buffer,
+        then written to disk here). None when it is the proposal after all."""
+        disk = _read_disk(path)
+        landed = disk
+        if disk == disk_before:  # not saved by the client: its buffer holds the version
+            now = self.documents.get(path)
+            landed = now.text if now is not None else disk
+            if landed is not None and landed != disk:
+                _write_disk(path, landed, self.cwd)
+        if landed is None:
+            raise ChangeRejectedError(
+                "editor", "the editor accepted an edited version but wrote no file"
+            )
+        return None if landed == proposed else landed
 
     async def _apply(
         self,
@@ -217,11 +239,13 @@ class EditorChanges:
         *,
         approved: bool,
         tool_call_id: str,
-    ) -> None:
+    ) -> bool:
+        """Send the edit; True when a reviewing client says the user edited the proposal
+        (`{"applied": true, "ink": {"edited": true}}`)."""
         edit = self.build_edit(
             path, base, new_text, version, label, tool_call_id=tool_call_id, approved=approved
         )
-        await self._send(edit, label, signal, approved=approved, tool_call_id=tool_call_id)
+        return await self._send(edit, label, signal, approved=approved, tool_call_id=tool_call_id)
 
     async def _send(
         self,
@@ -231,8 +255,9 @@ class EditorChanges:
         *,
         approved: bool,
         tool_call_id: str,
-    ) -> None:
-        """One `applyEdit`; raises `ChangeRejectedError` unless the editor applied it."""
+    ) -> bool:
+        """One `applyEdit`; raises `ChangeRejectedError` unless the editor applied it. True
+        when a reviewing client says the user edited the proposal (`"ink": {"edited": true}`)."""
         params = lsp.apply_edit_params(label, edit)
         if approved and self.features.ink_plugin:  # only our plugins take the extra member
             params["ink"] = dict(PRE_APPROVED)
@@ -259,6 +284,8 @@ class EditorChanges:
                     "editor", f"the editor did not apply the edit: {reason or 'no reason given'}"
                 )
             raise ChangeRejectedError("user", str(reason or "the user rejected this change"))
+        ink = answer.get("ink") if reviewed else None
+        return isinstance(ink, dict) and ink.get("edited") is True
 
     async def apply_together(
         self, changes: Sequence[ProposedChange], *, approved: bool, signal: CancelSignal

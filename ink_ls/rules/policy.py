@@ -20,6 +20,7 @@ from typing import Literal
 
 from ink_ls.core.settings_files import RuleEntry, RuleKind, SettingsProblem
 from ink_ls.core.tool import Access
+from ink_ls.rules.recursive import holds_match, recursive_roots
 from ink_ls.rules.shell import WRAPPERS, ParsedCommand, SimpleCommand, parse_command
 from ink_ls.rules.syntax import (
     PathView,
@@ -59,6 +60,7 @@ class CallFacts:
     reads: list[Path]
     writes: list[Path | None]
     command: ParsedCommand | None = None
+    cwd: Path = Path(".")
     views: dict[Path, PathView] = field(default_factory=dict)
 
     def view(self, path: Path) -> PathView:
@@ -98,7 +100,7 @@ def facts_of(tool: str, access: Access | None, command: str | None, cwd: Path) -
             reads += _path_args(cmd, cwd)
         reads += [cwd / os.path.expanduser(w) for w in parsed.reads if w]
         writes += [cwd / os.path.expanduser(w) if w else None for w in parsed.writes]
-    return CallFacts(tool, reads, writes, parsed)
+    return CallFacts(tool, reads, writes, parsed, cwd)
 
 
 @dataclass
@@ -124,6 +126,19 @@ class Policy:
 
     def of_kind(self, kind: RuleKind) -> list[Rule]:
         return [r for r in self.rules if r.kind == kind]
+
+    def hides_read(self, path: Path) -> bool:
+        """Whether a `Read` deny rule covers `path` (absolute): listings and searches of a
+        directory above it leave it out."""
+        view = path_view(path)
+        return any(r.path is not None and r.path.match(view) for r in self._read_denies())
+
+    def has_read_denies(self) -> bool:
+        """Whether any `Read(path)` deny rule is in force."""
+        return bool(self._read_denies())
+
+    def _read_denies(self) -> list[Rule]:
+        return [r for r in self.rules if r.kind == "deny" and r.tool == "read"]
 
     def decide(self, tool: str, access: Access | None, command: str | None, cwd: Path) -> Decision:
         """deny > ask (also: a deny or ask rule the parser cannot rule out) > allow > None."""
@@ -199,6 +214,11 @@ def _matches(rule: Rule, facts: CallFacts) -> tuple[bool | None, str]:
                 open_ended = True
             elif rule.path.match(facts.view(path)):
                 return True, str(path)
+        if rule.tool == "read" and facts.command is not None:
+            for cmd in facts.command.all_commands():
+                for root in recursive_roots(cmd, facts.cwd):
+                    if holds_match(root, rule.path):
+                        return True, f"`{cmd.text}` (it reads {root}, which holds such paths)"
         return (None, "a redirect to a file named by an expansion") if open_ended else (False, "")
     if rule.command is not None and facts.command is not None:
         parsed = facts.command

@@ -5,12 +5,42 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from ink_ls.core.fileio import escape_message, inside, meant_inside, resolve_target
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import DiffDisplay, ToolContext, ToolResult
 from ink_ls.tools.diffs import numbered_diff
+
+
+@dataclass(frozen=True)
+class Landed:
+    """What a change wrote: the proposal, or the user's edited version of it."""
+
+    text: str
+    note: str = ""
+    """Empty, or the sentences telling the model the user modified its change (with the
+    difference), to end its result with."""
+
+
+def user_modified_note(shown: str, proposed: str, landed: str) -> str:
+    """Tells the model the user edited its proposal before accepting, with a unified diff
+    from the proposal to what the file now holds."""
+    import difflib  # only when a user edited a proposal
+
+    diff = difflib.unified_diff(
+        proposed.splitlines(keepends=True),
+        landed.splitlines(keepends=True),
+        fromfile=f"{shown} (your proposal)",
+        tofile=f"{shown} (written)",
+    )
+    body = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+    return (
+        f"\nThe user modified your proposed change before accepting it: {shown} holds their "
+        "version, not yours. Difference from your proposal to what was written:\n"
+        f"```diff\n{body}```\nRead the file again before changing it further."
+    )
 
 
 async def write_change(
@@ -22,8 +52,9 @@ async def write_change(
     shown: str,
     tool_name: str,
     signal: CancelSignal,
-) -> ToolResult | None:
-    """Write `new_text` through the writer; an error result if the disk refused, else None.
+) -> ToolResult | Landed:
+    """Write `new_text` through the writer; an error result if the disk refused, else what
+    landed (the user may have edited the proposal while approving it).
 
     A refusal by the user (`ChangeRejectedError`) and a cancel propagate: the pipeline and the
     calling tool report those.
@@ -35,7 +66,7 @@ async def write_change(
         # again at the rename, which no link swapped in later can redirect
         return ToolResult(f"Error writing {shown}: {escape_message(path, target)}", is_error=True)
     try:
-        await context.writer.write_text(
+        landed = await context.writer.write_text(
             path,
             new_text,
             old_text=old_text,
@@ -45,7 +76,9 @@ async def write_change(
         )
     except OSError as exc:
         return ToolResult(f"Error writing {shown}: {exc.strerror or exc}", is_error=True)
-    return None
+    if landed is None or landed == new_text:
+        return Landed(new_text)
+    return Landed(landed, user_modified_note(shown, new_text, landed))
 
 
 def diff_display(path: Path, old_text: str, new_text: str) -> DiffDisplay:

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -420,12 +420,14 @@ def spawn(
     env: dict[str, str],
     stdin: int | None = None,
     confine: Callable[[], None] | None = None,
+    prefix: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[bytes], ProcessTree]:
     """Start `/bin/bash -c command` in a new session with stdout/stderr pipes, tracked.
 
     stdin is /dev/null unless `stdin` (a readable fd, e.g. a hook's JSON payload) is given:
     the server's stdin is the JSON-RPC stream. `confine` runs in the child before exec (the
-    sandbox): the pid, group, tag and tracking are those of an unconfined command.
+    sandbox), `prefix` runs before the shell (bwrap): the pid, group, tag and tracking are
+    those of an unconfined command.
     Raises OSError on failure.
     """
     enable_subreaper()
@@ -437,7 +439,7 @@ def spawn(
         _spawning[me] = _spawning.get(me, 0) + 1
     try:
         proc = subprocess.Popen(
-            ["/bin/bash", "-c", command],
+            [*prefix, "/bin/bash", "-c", command],
             cwd=str(cwd),
             env={**env, TAG_VAR: tag},
             stdin=subprocess.DEVNULL if stdin is None else stdin,

@@ -42,19 +42,27 @@ from ink_ls.tools._output import (
     format_output,
     process_log_dir,
 )
-from ink_ls.tools.sandbox import SandboxSettings, availability, confinement, failure_hint
+from ink_ls.tools.sandbox import (
+    Confined,
+    Mechanism,
+    SandboxSettings,
+    availability,
+    confinement,
+    failure_hint,
+)
 
 _told_unavailable: set[str] = set()
 """Workspaces whose model was told the sandbox is unavailable (it is said once)."""
 
 
-def unavailable_note(cwd: Path) -> str | None:
+def unavailable_note(cwd: Path, mechanism: Mechanism = "auto") -> str | None:
     """Said once (per workspace and process) when the sandbox is on but cannot run here."""
     if str(cwd) in _told_unavailable:
         return None
     _told_unavailable.add(str(cwd))
+    problem = availability(mechanism).problem
     return (
-        f"[The command sandbox is enabled but unavailable here ({availability().problem}); "
+        f"[The command sandbox is enabled but unavailable here ({problem}); "
         "commands run unsandboxed and are approved one by one.]"
     )
 
@@ -187,7 +195,8 @@ class BashTool(Tool[BashParams]):
 
     def runs_sandboxed(self, args: BashParams) -> bool:
         """True when this call runs in the sandbox (so `ask` mode need not ask for it)."""
-        return self._sandbox is not None and not args.outside_sandbox and availability().ok
+        box = self._sandbox
+        return box is not None and not args.outside_sandbox and availability(box.mechanism).ok
 
     async def execute(
         self, args: BashParams, signal: CancelSignal, context: ToolContext
@@ -201,14 +210,20 @@ class BashTool(Tool[BashParams]):
             if signal.cancelled:
                 return self._result(args, out, err, error="command aborted by user")
             env = command_env(self._secret_env)
-            confine = None
+            confined = Confined()
             sandboxed = self.runs_sandboxed(args)
             try:
                 if sandboxed:
                     assert self._sandbox is not None
                     log_dir = self._log_dir or str(process_log_dir())
-                    confine = confinement(self._sandbox, cwd=context.cwd, env=env, log_dir=log_dir)
-                proc, tree = _process.spawn(args.command, cwd=context.cwd, env=env, confine=confine)
+                    confined = confinement(self._sandbox, cwd=context.cwd, env=env, log_dir=log_dir)
+                proc, tree = _process.spawn(
+                    args.command,
+                    cwd=context.cwd,
+                    env=env,
+                    confine=confined.preexec,
+                    prefix=confined.prefix,
+                )
             except (OSError, ValueError, subprocess.SubprocessError, SandboxError) as exc:
                 return ToolResult(output=f"Error: failed to spawn command: {exc}", is_error=True)
             call = _Call(proc, tree, out, err, signal, args.timeout)
@@ -227,7 +242,7 @@ class BashTool(Tool[BashParams]):
                 if hint:
                     result.output += "\n\n" + hint
             elif self._sandbox is not None and not sandboxed and not args.outside_sandbox:
-                note = unavailable_note(context.cwd)
+                note = unavailable_note(context.cwd, self._sandbox.mechanism)
                 result.output += f"\n\n{note}" if note else ""
             return result
         finally:

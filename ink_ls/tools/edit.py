@@ -174,7 +174,7 @@ class EditTool(Tool[EditParams]):
                 except EditError as exc:
                     return ToolResult(str(exc), is_error=True)
                 new_text = file.render(body)
-                failed = await write_change(
+                landed = await write_change(
                     context,
                     path,
                     new_text,
@@ -183,11 +183,11 @@ class EditTool(Tool[EditParams]):
                     tool_name=self.name,
                     signal=signal,
                 )
-                if failed is not None:
-                    return failed
+                if isinstance(landed, ToolResult):
+                    return landed
         except CancelledError:
             return aborted_result(self.name, "the file was not changed")
         return ToolResult(
-            f"Edited {shown}: {_plural(len(args.edits), 'edit')} applied.",
-            display=diff_display(path, file.raw, new_text),
+            f"Edited {shown}: {_plural(len(args.edits), 'edit')} applied.{landed.note}",
+            display=diff_display(path, file.raw, landed.text),
         )

@@ -28,6 +28,7 @@ from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, unignored_glob_files
 from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._truncate import MAX_BYTES
+from ink_ls.tools.hiding import HIDDEN_NOTE, HidesPaths
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000
@@ -85,7 +86,7 @@ class _Collector:
             self.size += add
 
 
-class FindTool(Tool[FindParams]):
+class FindTool(HidesPaths, Tool[FindParams]):
     """Finds files by glob with `rg --files`."""
 
     name = "find"
@@ -136,11 +137,15 @@ class FindTool(Tool[FindParams]):
             return ToolResult(f"Error: {exc}", is_error=True)
         if run.cancelled:
             return aborted_result(self.name)
-        collector.feed(found)
+        kept = [p for p in found if not self.is_hidden(context.cwd / p)]
+        hid = len(kept) < len(found)
+        collector.feed(kept)
         if not collector.paths:
             if run.exit_code not in (0, 1):
                 return ToolResult(f"Error: rg failed: {run.stderr_text()}", is_error=True)
-            return ToolResult(f"No files found matching {args.pattern}")
+            return ToolResult(
+                f"No files found matching {args.pattern}" + (f"\n\n{HIDDEN_NOTE}" if hid else "")
+            )
         shown_n, total = len(collector.paths), collector.total
         notes: list[str] = []
         narrow = "Use a more specific pattern or path"
@@ -153,6 +158,8 @@ class FindTool(Tool[FindParams]):
             notes.append(
                 f"[Showing {shown_n} of {total} files (limit {args.limit}). {narrow}{raise_hint}.]"
             )
+        if hid:
+            notes.append(HIDDEN_NOTE)
         if run.exit_code not in (0, 1) and run.stderr:
             notes.append(f"[rg reported errors: {run.stderr_text(first_line=True)}]")
         text = "\n".join(collector.paths)

@@ -31,6 +31,7 @@ from ink_ls.tools._paths import relative_for_display
 from ink_ls.tools._rg import RgNotFoundError, name_glob_flags, run_rg, unignored_glob_files
 from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._truncate import MAX_BYTES, format_size, shorten_line
+from ink_ls.tools.hiding import HIDDEN_NOTE, Hidden, HidesPaths
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -113,6 +114,9 @@ class _Collector:
     context: int
     allowed: set[str] | None = None
     """When set, only these files count (rg's paths, as `rg --files` prints them)."""
+    hidden: Hidden | None = None
+    """Files the user's `Read` deny rules hide (rg's path, relative to the workspace)."""
+    hid: bool = False
     lines: list[str] = field(default_factory=list)
     cut_around: int = 0
     """Long matching lines shown cut around their match rather than from their start."""
@@ -138,6 +142,8 @@ class _Collector:
         data = msg["data"]
         if self.allowed is not None and _text(data["path"]) not in self.allowed:
             return True  # a file an ignore rule skips, listed only because the glob names it
+        if self._hides(_text(data["path"])):
+            return True
         if self.matches >= self.limit and kind in ("match", "begin"):
             self.more = True  # another match exists beyond the limit
             return False
@@ -168,6 +174,8 @@ class _Collector:
         path = _text({encoding.decode(): json.loads(b'"' + quoted + b'"')})
         if self.allowed is not None and path not in self.allowed:
             return True
+        if self._hides(path):
+            return True
         if kind != b"match":
             return True  # a context line: leave it out rather than show half of it
         if self.matches >= self.limit:
@@ -177,6 +185,12 @@ class _Collector:
         shown = path.removeprefix("./")
         line = f"{shown}:?: [a matching line of about {format_size(size)}, too long to show]"
         return self._add(line, "match", shown, -1)
+
+    def _hides(self, path: str) -> bool:
+        if self.hidden is None or not self.hidden(Path(path)):
+            return False
+        self.hid = True
+        return True
 
     def _add(self, line: str, kind: str, path: str, number: int) -> bool:
         if self.context and self._last is not None and self._last != (path, number - 1):
@@ -201,7 +215,7 @@ def _no_matches(args: GrepParams) -> str:
     return f"No matches for {args.pattern}{where}"
 
 
-class GrepTool(Tool[GrepParams]):
+class GrepTool(HidesPaths, Tool[GrepParams]):
     """Searches file contents with ripgrep."""
 
     name = "grep"
@@ -249,6 +263,9 @@ class GrepTool(Tool[GrepParams]):
             flags += ["--context", str(args.context)]
         where = relative_for_display(target, context.cwd)
         collector = _Collector(limit=args.limit, context=args.context)
+        if self.hidden is not None:
+            hidden = self.hidden
+            collector.hidden = lambda path: hidden(context.cwd / path)
         try:
             by_name = name_glob_flags(args.glob) if args.glob else None
             if by_name is not None:
@@ -284,7 +301,7 @@ class GrepTool(Tool[GrepParams]):
                 if "regex parse error" in run.stderr and not args.literal:
                     hint = "\nTo search for the text as it is, set literal to true."
                 return ToolResult(f"Error: rg failed: {run.stderr_text()}{hint}", is_error=True)
-            return ToolResult(_no_matches(args))
+            return ToolResult(_no_matches(args) + (f"\n\n{HIDDEN_NOTE}" if collector.hid else ""))
         notes: list[str] = []
         narrow = "Narrow the search with a more specific pattern, path or glob"
         if collector.cut_by_bytes:
@@ -310,6 +327,8 @@ class GrepTool(Tool[GrepParams]):
                 "line number). To see the match, run in bash: rg -o -n '.{0,100}PATTERN.{0,100}'"
                 " FILE]"
             )
+        if collector.hid:
+            notes.append(HIDDEN_NOTE)
         if failed and run.stderr:
             notes.append(f"[rg reported errors: {run.stderr_text(first_line=True)}]")
         text = "\n".join(collector.lines)

@@ -29,6 +29,7 @@ from ink_ls.core.tool import (
 )
 from ink_ls.tools._spellings import at_located, located_real
 from ink_ls.tools._truncate import MAX_BYTES, head_lines
+from ink_ls.tools.hiding import HIDDEN_NOTE, HidesPaths
 
 DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000
@@ -81,7 +82,7 @@ def _list(path: Path, stop: threading.Event) -> _Listing:
     return _Listing(names, failed)
 
 
-class LsTool(Tool[LsParams]):
+class LsTool(HidesPaths, Tool[LsParams]):
     """Lists one directory."""
 
     name = "ls"
@@ -129,9 +130,11 @@ class LsTool(Tool[LsParams]):
             stop.set()  # if this task itself was cancelled, the worker thread stops too
         if signal.cancelled:  # cancelled after the last entry was read: still no listing
             return aborted
-        names, total = listing.names, len(listing.names)
+        names = [n for n in listing.names if not self.is_hidden(path / n.rstrip("/"))]
+        hid = len(names) < len(listing.names)
+        total = len(names)
         if total == 0:
-            return ToolResult("(empty directory)")
+            return ToolResult("(empty directory)" + (f"\n\n{HIDDEN_NOTE}" if hid else ""))
         cut = head_lines(names, max_lines=args.limit, max_bytes=MAX_BYTES)
         notes: list[str] = []
         if cut.cut_by == "lines":
@@ -147,6 +150,8 @@ class LsTool(Tool[LsParams]):
                 f"[Showing {cut.consumed} of {total} entries ({MAX_BYTES // 1024}KB limit). "
                 "List a subdirectory or use find with a glob to narrow the listing.]"
             )
+        if hid:
+            notes.append(HIDDEN_NOTE)
         failed = sum(1 for name in cut.lines if name in listing.uninspected)
         if failed:
             notes.append(

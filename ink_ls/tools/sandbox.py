@@ -1,6 +1,7 @@
 """The kernel sandbox for `bash` commands: what it allows, whether this machine has it, and
-the confinement that applies it (`_landlock`: Landlock plus a network namespace, entered
-between fork and exec).
+the confinement that applies it: bubblewrap when `bwrap` is installed (`_bwrap`, a command
+line around the command), else Landlock plus a network namespace (`_landlock`, entered between
+fork and exec).
 
 A sandboxed command may write only the workspace, `$TMPDIR`, /tmp, the bash log directory and
 the `writable` entries; it reads everything else except secrets (`~/.ssh`-style, deny-rule
@@ -18,6 +19,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
+
+Mechanism = Literal["auto", "bwrap", "landlock"]
+"""`auto`: bwrap when installed and working, else Landlock."""
 
 SECRET_PATHS = (
     ".ssh",
@@ -45,6 +50,17 @@ class SandboxSettings:
     writable: tuple[str, ...] = ()
     deny_read: tuple[str, ...] = field(default=())
     """Paths commands must not read besides the secrets (the `Read` deny rules' paths)."""
+    mechanism: Mechanism = "auto"
+    """Which confinement to use (a benchmark or test may name one)."""
+
+
+@dataclass(frozen=True)
+class Confined:
+    """How a command is confined: a command line before `/bin/bash -c …` (bwrap), or a
+    `preexec_fn` run in the child before exec (Landlock)."""
+
+    prefix: tuple[str, ...] = ()
+    preexec: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,31 +73,63 @@ class Availability:
 
 
 @functools.cache
-def availability() -> Availability:
-    """Probe once per process: run `/bin/true` confined, with the network cut."""
+def availability(mechanism: Mechanism = "auto") -> Availability:
+    """Probe once per process and mechanism: run `/bin/true` confined, with the network cut.
+    `auto` is bwrap when it works here, else Landlock; when neither, the problem names both."""
+    if mechanism == "auto":
+        wrapped = availability("bwrap")
+        if wrapped.ok:
+            return wrapped
+        landlock = availability("landlock")
+        if landlock.ok:
+            return landlock
+        return Availability(False, "none", f"{wrapped.problem}, and {landlock.problem}")
     if not sys.platform.startswith("linux"):
-        return Availability(False, "none", "the command sandbox needs Linux (Landlock)")
+        return Availability(False, "none", "the command sandbox needs Linux")
+    return _probe_bwrap() if mechanism == "bwrap" else _probe_landlock()
+
+
+def _probe(argv: list[str], preexec: Callable[[], None] | None) -> str | None:
+    """None when `argv` ran and exited 0, else why not."""
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, timeout=30, check=False, preexec_fn=preexec
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the sandbox could not start a command: {exc}"
+    if done.returncode != 0:
+        why = done.stderr.decode(errors="replace").strip().removeprefix("ink-ls sandbox: ")
+        return why or f"a confined command exited {done.returncode}"
+    return None
+
+
+def _probe_bwrap() -> Availability:
+    from ink_ls.tools import _bwrap
+
+    found = _bwrap.bwrap_path()
+    if found is None:
+        return Availability(False, "none", "bwrap is not installed (Debian package bubblewrap)")
+    cwd = os.getcwd()
+    argv = _bwrap.prefix(found, cwd=cwd, writable=[], denied=[], network=False)
+    problem = _probe([*argv, "/bin/true"], None)
+    if problem is not None:
+        return Availability(False, "none", f"bwrap does not work here ({problem})")
+    return Availability(True, "bwrap (bubblewrap)")
+
+
+def _probe_landlock() -> Availability:
     from ink_ls.tools import _landlock
 
     try:
         ruleset = _landlock.build_ruleset(writable=[], denied=[], network=False)
     except _landlock.SandboxError as exc:
-        return Availability(False, "none", str(exc))
+        return Availability(False, "none", f"Landlock is unavailable ({exc})")
     try:
-        done = subprocess.run(
-            ["/bin/true"],
-            capture_output=True,
-            timeout=30,
-            check=False,
-            preexec_fn=_landlock.enterer(ruleset, network=False),
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return Availability(False, "none", f"the sandbox could not start a command: {exc}")
+        problem = _probe(["/bin/true"], _landlock.enterer(ruleset, network=False))
     finally:
         os.close(ruleset)
-    if done.returncode != 0:
-        why = done.stderr.decode(errors="replace").strip().removeprefix("ink-ls sandbox: ")
-        return Availability(False, "none", why or f"a confined command exited {done.returncode}")
+    if problem is not None:
+        return Availability(False, "none", f"Landlock is unavailable ({problem})")
     return Availability(True, "Landlock + network namespace")
 
 
@@ -99,11 +147,9 @@ def _ruleset(writable: tuple[str, ...], denied: tuple[str, ...], network: bool) 
 
 def confinement(
     settings: SandboxSettings, *, cwd: Path, env: dict[str, str], log_dir: str | None
-) -> Callable[[], None]:
-    """The `preexec_fn` that confines a command (`/bin/bash -c …`) of workspace `cwd`.
-    Raises `SandboxError` when the ruleset cannot be built."""
-    from ink_ls.tools import _landlock
-
+) -> Confined:
+    """How a command (`/bin/bash -c …`) of workspace `cwd` is confined, with the mechanism
+    `availability` chose. Raises `SandboxError` when the Landlock ruleset cannot be built."""
     tmp = env.get("TMPDIR") or tempfile.gettempdir()
     writable = [str(cwd), "/tmp", tmp, "/dev/shm"]
     if log_dir:
@@ -113,8 +159,19 @@ def confinement(
     home = _home(env)
     denied = [str(home / p) for p in SECRET_PATHS]
     denied += [str(cwd / os.path.expanduser(p)) for p in settings.deny_read]
+    if availability(settings.mechanism).mechanism.startswith("bwrap"):
+        from ink_ls.tools import _bwrap
+
+        found = _bwrap.bwrap_path() or "bwrap"
+        return Confined(
+            prefix=_bwrap.prefix(
+                found, cwd=str(cwd), writable=writable, denied=denied, network=settings.network
+            )
+        )
+    from ink_ls.tools import _landlock
+
     ruleset = _ruleset(tuple(writable), tuple(denied), settings.network)
-    return _landlock.enterer(ruleset, network=settings.network)
+    return Confined(preexec=_landlock.enterer(ruleset, network=settings.network))
 
 
 SANDBOX_ERRORS = (
@@ -127,11 +184,16 @@ SANDBOX_ERRORS = (
 )
 
 
+NETWORK_ERRORS = (os.strerror(errno.ECONNREFUSED),)
+"""In bwrap's network namespace nothing listens on the loopback: the host's servers refuse."""
+
+
 def failure_hint(output: str, settings: SandboxSettings) -> str | None:
     """A note for the model when a sandboxed command's output shows a refusal the sandbox
     may have caused (permission denied, read-only, no network), else None."""
     lowered = output.lower()
-    if not any(e.lower() in lowered for e in SANDBOX_ERRORS):
+    errors = SANDBOX_ERRORS if settings.network else (*SANDBOX_ERRORS, *NETWORK_ERRORS)
+    if not any(e.lower() in lowered for e in errors):
         return None
     limits = "it cannot write outside the workspace and temp dirs or read secrets"
     if not settings.network:

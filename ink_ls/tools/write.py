@@ -84,7 +84,7 @@ class WriteTool(Tool[WriteParams]):
                 else:
                     existed = old is not None
                 old_text = old.raw if old is not None else None
-                failed = await write_change(
+                landed = await write_change(
                     context,
                     path,
                     args.content,
@@ -93,14 +93,14 @@ class WriteTool(Tool[WriteParams]):
                     tool_name=self.name,
                     signal=signal,
                 )
-                if failed is not None:
-                    return failed
+                if isinstance(landed, ToolResult):
+                    return landed
         except CancelledError:
             return aborted_result(self.name, "the file was not changed")
         verb = "Overwrote" if existed else "Created"
-        size = len(args.content.encode("utf-8"))
+        size = len(landed.text.encode("utf-8"))
         return ToolResult(
             # The contract's exact shape, `(<lines> lines, <bytes> bytes)`, also for 1.
-            f"{verb} {shown} ({count_lines(args.content)} lines, {size} bytes)",
-            display=diff_display(path, old_text or "", args.content),
+            f"{verb} {shown} ({count_lines(landed.text)} lines, {size} bytes){landed.note}",
+            display=diff_display(path, old_text or "", landed.text),
         )

@@ -67,6 +67,32 @@ _STEPS: dict[str, list[Reply]] = {
         tool("bash", {"command": "echo panel > panel-ran.txt && echo panel ran"}),
         tool("edit", {"path": "panel.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
     ],
+    # plan mode: the list, an edit plan mode refuses, then the plan (the approval goes on below)
+    "[plan-edit]": [
+        tool(
+            "todo_write",
+            {"todos": [{"content": "read plan.txt"}, {"content": "change draft to final"}]},
+        ),
+        tool("edit", {"path": "plan.txt", "edits": [{"oldText": "draft", "newText": "final"}]}),
+    ],
+    # review_cases.mjs: an edited proposal, a rewind with an open buffer, a multi-file review
+    "[rv-edit]": [
+        tool("edit", {"path": "rv.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]})
+    ],
+    "[rv-turn]": [
+        tool("edit", {"path": "rw.txt", "edits": [{"oldText": "one", "newText": "two"}]}),
+        tool("write", {"path": "rw-new.txt", "content": "made\n"}),
+    ],
+    "[rv-multi]": [
+        tool(
+            "edit",
+            {
+                "path": "m1.txt",
+                "edits": [{"oldText": "l2", "newText": "L2"}, {"oldText": "l8", "newText": "L8"}],
+            },
+        ),
+        tool("edit", {"path": "m2.txt", "edits": [{"oldText": "first", "newText": "second"}]}),
+    ],
     "[json-write]": [
         tool("write", {"path": "data.json", "content": '{"name": "demo",, "size": }\n'}),
         tool("bash", {"command": "echo done > json-done.txt"}),
@@ -74,12 +100,32 @@ _STEPS: dict[str, list[Reply]] = {
     **intel.STEPS,
 }
 
+_DONE = [{"content": "read plan.txt", "status": "completed"}]
+# After "Approve and continue" (a user message of the server's, without a tag): the steps for
+# the tag of the prompt that asked for the plan.
+_APPROVED: dict[str, list[Reply]] = {
+    "[plan-edit]": [
+        tool(
+            "todo_write",
+            {"todos": [*_DONE, {"content": "change draft to final", "status": "in_progress"}]},
+        ),
+        tool("edit", {"path": "plan.txt", "edits": [{"oldText": "draft", "newText": "final"}]}),
+        tool(
+            "todo_write",
+            {"todos": [*_DONE, {"content": "change draft to final", "status": "completed"}]},
+        ),
+    ],
+}
+
 PANEL_ANSWER = (
     "## Summary\n\nThe build runs with `make`; I changed **panel.txt**.\n\n"
     '```python\ndef build():\n    return run("make")\n```\n\n- read the README\n- ran a command\n'
 )
 # Final texts other than "Tool said: …" (markdown, to be rendered by the panel).
-_FINALS: dict[str, str] = {"[panel-turn]": PANEL_ANSWER}
+_FINALS: dict[str, str] = {
+    "[panel-turn]": PANEL_ANSWER,
+    "[plan-edit]": "Plan: 1. change draft to final in plan.txt",
+}
 
 
 def _content_text(message: dict[str, Any]) -> str:
@@ -100,11 +146,15 @@ def respond(payload: dict[str, Any]) -> Reply:
     intel.note_request(prompt)
     if "[hang]" in prompt:
         return Reply(text="Thinking hard", hang=True)
-    for tag, steps in _STEPS.items():
+    approved = prompt.startswith("The user approved the plan")
+    if approved:  # the tag is in the prompt that asked for the plan
+        asked = [m for m in messages[:last_user] if m.get("role") == "user"]
+        prompt = _content_text(asked[-1]) if asked else prompt
+    for tag, steps in (_APPROVED if approved else _STEPS).items():
         if tag in prompt:
             if len(results) < len(steps):
                 return steps[len(results)]
-            if tag in _FINALS:
+            if tag in _FINALS and not approved:
                 return text(_FINALS[tag])
             if not steps:
                 return text(ANSWER)
@@ -131,6 +181,11 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "panel.txt").write_text("one\n")
     (ws / "notes.txt").write_text("")
     (ws / "data.json").write_text('{"name": "demo", "size": 3}\n')
+    (ws / "plan.txt").write_text("A draft plan.\n")
+    (ws / "rv.txt").write_text("alpha\n")
+    (ws / "rw.txt").write_text("one\n")
+    (ws / "m1.txt").write_text("".join(f"l{n}\n" for n in range(1, 10)))
+    (ws / "m2.txt").write_text("first\n")
     return ws
 
 
@@ -274,6 +329,12 @@ WORKBENCH_CASES = [
     "panel: a past session is resumed after reloading the window",
     "the diagnostics of an edit reach the model (built-in JSON language features)",
     *intel.CASES,
+    "plan: the mode switch offers Plan; nothing changes before the approval, the same turn "
+    "changes the file after it; the to-do checklist updates in place",
+    "review: an edited proposal is what lands (the model is told)",
+    "rewind: the open buffer follows the agent's change; an unsaved edit is a conflict, kept",
+    "review: the turn's files open in the multi-file review; a hunk reverted there is reverted "
+    "on disk",
 ]
 
 
@@ -296,6 +357,7 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     _assert_passed(out, WORKBENCH_CASES)
     assert (workspace / "panel.txt").read_text() == "two\n"
     assert (workspace / "panel-ran.txt").read_text() == "panel\n"
+    assert (workspace / "plan.txt").read_text() == "A final plan.\n"
     assert rc == 0, out
     assert (workspace / "greet.txt").read_text() == "Goodbye, world!\n"
     assert (workspace / "keep.txt").read_text() == "Keep me as I am.\n"
@@ -348,3 +410,21 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         panel_prompt
     )
     intel.check(model, out)
+    _assert_review_cases(workspace, model)
+
+
+def _assert_review_cases(workspace: Path, model: FakeModelServer) -> None:
+    """What review_cases.mjs left: the user's version of the proposal, and the model told."""
+    assert (workspace / "rv.txt").read_text() == "gamma, mine\n"
+    told = next(
+        _content_text(m)
+        for r in model.requests
+        for m in r["messages"]
+        if m.get("role") == "tool" and "Edited rv.txt" in _content_text(m)
+    )
+    assert "The user modified your proposed change before accepting it" in told, told
+    assert "-beta\n+gamma, mine\n" in told, told
+    # the rewind with "Keep mine" left the file as it was; the turn's new file went
+    assert (workspace / "rw.txt").read_text() == "two\n"
+    assert not (workspace / "rw-new.txt").exists()
+    assert (workspace / "m1.txt").read_text() == "l1\nL2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n"

@@ -113,7 +113,8 @@ export function createClient(hooks: ClientHooks): LanguageClient {
 
 /** Sends the current settings to a running server (`workspace/didChangeConfiguration`). */
 export async function sendSettings(client: LanguageClient): Promise<InkSettings> {
-  const ink = readInkSettings();
+  // A cleared `ink.permissions` / `ink.hooks` is sent as {}: absent, the server would keep them.
+  const ink: InkSettings = { permissions: {}, hooks: {}, ...readInkSettings() };
   await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { ink } });
   return ink;
 }

@@ -8,6 +8,7 @@
 
 import type { SessionPromptResult, SessionUpdate, StopReason, ToolKind } from './protocol';
 import { queueLine } from './queue';
+import { type TodoList, todosOf } from './todos';
 
 /** A file or selection a prompt was asked about (shown as a chip). */
 export interface Chip {
@@ -83,6 +84,7 @@ export type Entry =
   | { type: 'answer'; text: string }
   | { type: 'thinking'; text: string }
   | ToolCard
+  | TodoList
   | { type: 'notice'; level: 'error' | 'warning' | 'info'; text: string }
   | { type: 'outcome'; stopReason: StopReason | 'failed'; text: string };
 
@@ -109,6 +111,9 @@ export class Conversation {
   contextTokens: number | undefined;
   title = '';
   private readonly approvals = new Map<string, ToolCard | Approval>();
+  /** The to-do checklist (one per conversation, replaced in place) and the calls that sent it. */
+  private todos: TodoList | undefined;
+  private readonly todoCalls = new Set<string>();
   /** The checkpoint number (turn id `t<N>`) of each prompt shown, in order; undefined until
    * the server names it (and for replayed prompts). "Rewind to here" uses it. */
   readonly promptTurns: (number | undefined)[] = [];
@@ -120,6 +125,8 @@ export class Conversation {
         this.entries.length = 0;
         this.cards.clear();
         this.approvals.clear();
+        this.todos = undefined;
+        this.todoCalls.clear();
         this.inputTokens = this.outputTokens = 0;
         this.contextWindow = this.contextTokens = undefined;
         this.contextWindowSource = undefined;
@@ -236,6 +243,17 @@ export class Conversation {
         return this.push({ type: 'thinking', text: u.content.text });
       }
       case 'tool_call': {
+        const items = u.parentToolCallId === undefined ? todosOf(u.rawInput) : undefined;
+        if (items !== undefined) {
+          this.todoCalls.add(u.toolCallId);
+          if (this.todos !== undefined) {
+            this.todos.items = items;
+            this.todos.updates++;
+            return this.todos;
+          }
+          this.todos = { type: 'todos', items, updates: 1 };
+          return this.push(this.todos);
+        }
         const card: ToolCard = {
           type: 'tool', id: u.toolCallId, title: u.title, kind: u.kind, status: 'queued',
           rawInput: u.rawInput ?? {}, children: [], ran: false,
@@ -251,7 +269,7 @@ export class Conversation {
       case 'tool_call_update': {
         const card = this.cards.get(u.toolCallId);
         if (card === undefined) {
-          return undefined;
+          return undefined; // also a to-do list's call: its checklist says it all
         }
         if (u.phase === 'running') {
           card.status = 'running';

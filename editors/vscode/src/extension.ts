@@ -190,12 +190,18 @@ export function activate(context: vscode.ExtensionContext): void {
       return undefined;
     }
     const stamp = Date.now();
-    const resources = files.map((f) => {
-      const file = vscode.Uri.joinPath(root, f.path);
-      const left = vscode.Uri.from({ scheme: REWIND_SCHEME, path: `/${stamp}/before/${f.path}` });
-      beforeTexts.set(left.toString(), f.before ?? '');
-      return [file, left, file];
-    });
+    const resources = await Promise.all(
+      files.map(async (f) => {
+        const file = vscode.Uri.joinPath(root, f.path);
+        const left = vscode.Uri.from({ scheme: REWIND_SCHEME, path: `/${stamp}/before/${f.path}` });
+        beforeTexts.set(left.toString(), f.before ?? '');
+        // a file that is gone shows as empty, not as a document of a missing file (which
+        // the server would see open, and a later rewind would take for the user's)
+        const gone = await vscode.workspace.fs.stat(file).then(() => false, () => true);
+        const right = gone ? vscode.Uri.from({ scheme: REWIND_SCHEME, path: `/${stamp}/after/${f.path}` }) : file;
+        return [file, left, right];
+      }),
+    );
     return vscode.commands.executeCommand('vscode.changes', title, resources);
   };
   const deps: RewindDeps = {

@@ -33,6 +33,8 @@ export interface RawSettings {
   hooks?: Record<string, unknown>;
   /** `ink.trustWorkspace`: true / false states the trust of the workspace's files; null asks. */
   trustWorkspace: boolean | null;
+  /** `ink.checkpoints.*` (package.json's defaults when unset). */
+  checkpoints?: CheckpointOptions;
 }
 
 export const DEFAULT_SERVER_PATH = 'ink-ls';
@@ -105,7 +107,37 @@ export function toInkSettings(raw: RawSettings): InkSettings {
   if (raw.trustWorkspace !== null) {
     settings.trustWorkspace = raw.trustWorkspace;
   }
+  const checkpoints = changedCheckpoints(raw.checkpoints);
+  if (checkpoints !== undefined) {
+    settings.checkpoints = checkpoints;
+  }
   return settings;
+}
+
+/** `ink.checkpoints.*` on the wire (`checkpoints`, protocol.md), as the server names them. */
+export interface CheckpointOptions {
+  enabled: boolean;
+  maxFileMb: number;
+  maxAgeDays: number;
+  maxStoreMb: number;
+}
+
+/** package.json's defaults (the server's too). */
+export const CHECKPOINT_DEFAULTS: CheckpointOptions = { enabled: true, maxFileMb: 10, maxAgeDays: 30, maxStoreMb: 2048 };
+
+/** The keys set away from the defaults (so the server's `INK_CHECKPOINT*` still apply to the
+ * others); undefined when none is. */
+function changedCheckpoints(raw: CheckpointOptions | undefined): Partial<CheckpointOptions> | undefined {
+  if (raw === undefined) {
+    return undefined;
+  }
+  const out: Partial<CheckpointOptions> = {};
+  for (const key of Object.keys(CHECKPOINT_DEFAULTS) as (keyof CheckpointOptions)[]) {
+    if (raw[key] !== CHECKPOINT_DEFAULTS[key]) {
+      (out as Record<string, unknown>)[key] = raw[key];
+    }
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export const INSTALL_HINT =

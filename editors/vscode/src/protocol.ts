@@ -39,6 +39,8 @@ export interface InkSettings {
   /** Hooks, a settings file's `hooks` shape. */
   hooks?: Record<string, unknown>;
   trustWorkspace?: boolean;
+  /** Checkpoint settings: only the keys set away from the defaults. */
+  checkpoints?: { enabled?: boolean; maxFileMb?: number; maxAgeDays?: number; maxStoreMb?: number };
 }
 
 /** `capabilities.experimental.ink` announced by this client. */

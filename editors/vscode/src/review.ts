@@ -1,7 +1,8 @@
 /**
  * Edit approval on screen: each `workspace/applyEdit` from ink-ls opens `vscode.diff` between
- * the file as it is and the proposed text (a read-only virtual document), with Accept / Reject
- * in the editor title. Accept applies the edit through the language client's normal path (so
+ * the file as it is and the proposed text (an editable in-memory document, proposedFs.ts), with
+ * Accept / Reject in the editor title; a proposal the user edited lands as their version
+ * (`ink.edited` in the answer, proposals.ts). Accept applies the edit through the language client's normal path (so
  * undo works) and saves; Reject answers `applied: false` and changes nothing. An edit ink-ls
  * marks pre-approved (approval mode `auto`) skips the diff: applied the same way and saved.
  * When ink-ls withdraws the request (`$/cancelRequest`: the call was cancelled, or its approval
@@ -29,6 +30,8 @@ import {
   timedOutReason,
 } from './approval';
 import { applyTextEdits, planEdit, summarizeChange, withoutConfirmation } from './edits';
+import { acceptedAnswer, withUserTexts } from './proposals';
+import { ProposedFiles } from './proposedFs';
 
 export const PROPOSED_SCHEME = 'ink-proposed';
 export const REVIEWING_CONTEXT = 'ink.reviewingEdit';
@@ -39,6 +42,9 @@ interface ReviewFile {
   left: vscode.Uri;
   right: vscode.Uri;
   summary: string;
+  /** The file's text the edit applies to ('' for a new file) and the proposed text. */
+  current: string;
+  proposed: string;
 }
 
 interface Review {
@@ -51,9 +57,8 @@ type Next = ApplyWorkspaceEditRequest.HandlerSignature;
 /** Shows ink-ls's edits for approval; register it once and pass `review` as the middleware. */
 export class EditReviewer implements vscode.Disposable {
   private readonly queue = new ReviewQueue<Review>();
-  private readonly contents = new Map<string, string>();
+  private readonly proposals = new ProposedFiles();
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
   private counter = 0;
   private statusMessage: vscode.Disposable | undefined;
   private readonly enqueueEmitter = new vscode.EventEmitter<{ id: number; label: string }>();
@@ -76,20 +81,16 @@ export class EditReviewer implements vscode.Disposable {
     private readonly log: (line: string) => void,
     private readonly timeoutSeconds: () => number,
   ) {
-    const provider: vscode.TextDocumentContentProvider = {
-      onDidChange: this.onDidChangeEmitter.event,
-      provideTextDocumentContent: (uri) => this.contents.get(uri.toString()) ?? '',
-    };
     this.disposables.push(
       this.enqueueEmitter,
-      this.onDidChangeEmitter,
-      vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, provider),
+      this.proposals,
+      vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, this.proposals, { isCaseSensitive: true }),
       this.queue.onDidChangeCurrent((current) => {
         void vscode.commands.executeCommand('setContext', REVIEWING_CONTEXT, current !== undefined);
         this.statusMessage?.dispose();
         this.statusMessage = undefined;
         if (current !== undefined) {
-          void this.show(current.item);
+          this.show(current.item).catch((err: unknown) => this.log(`review: the diff could not be shown: ${String(err)}`));
         }
       }),
       // Closing the diff of the review on screen is an answer too: a rejection.
@@ -144,15 +145,17 @@ export class EditReviewer implements vscode.Disposable {
       const fileUri = vscode.Uri.parse(file.uri);
       const current = await currentText(fileUri);
       const proposed = applyTextEdits(current ?? '', file.edits);
-      const right = fileUri.with({ scheme: PROPOSED_SCHEME, query: `review=${id}` });
-      this.contents.set(right.toString(), proposed);
+      // the review's number in the path keeps two reviews of one file apart; the file's own
+      // name ends it, so the proposed side gets the file's language
+      const right = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/review-${id}${fileUri.path}` });
+      this.proposals.set(right, proposed);
       let left = fileUri;
       if (current === undefined) {
-        // A new file: compare against an empty virtual document.
-        left = fileUri.with({ scheme: PROPOSED_SCHEME, query: `review=${id}&side=empty` });
-        this.contents.set(left.toString(), '');
+        // A new file: compare against an empty document.
+        left = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/review-${id}-empty${fileUri.path}` });
+        this.proposals.set(left, '');
       }
-      files.push({ fileUri, left, right, summary: summarizeChange(current ?? '', proposed) });
+      files.push({ fileUri, left, right, summary: summarizeChange(current ?? '', proposed), current: current ?? '', proposed });
     }
     const review: Review = { label, files };
     this.log(`review: ${label} — ${files.map((f) => f.summary).join('; ')}`);
@@ -168,19 +171,29 @@ export class EditReviewer implements vscode.Disposable {
     const answer = await outcome;
     clearTimeout(timer);
     withdrawn.dispose();
+    // the user's versions, read before the diff closes (the proposed side may be unsaved)
+    const users = new Map<string, { current: string; text: string }>();
+    for (const f of files) {
+      const text = this.proposals.text(f.right);
+      if (text !== undefined && text !== f.proposed) {
+        users.set(f.fileUri.toString(), { current: f.current, text });
+      }
+    }
     await this.close(review);
     for (const f of files) {
-      this.contents.delete(f.left.toString());
-      this.contents.delete(f.right.toString());
+      this.proposals.delete(f.left);
+      this.proposals.delete(f.right);
     }
     if (!answer.accepted) {
       this.log(`review: ${label} rejected (${answer.reason})`);
       return { applied: false, failureReason: answer.reason };
     }
-    const result = await applyAndSave(params, next, files.map((f) => f.fileUri));
+    const edited = users.size > 0;
+    const applied = edited ? withUserTexts(params, users) : params;
+    const result = acceptedAnswer(await applyAndSave(applied, next, files.map((f) => f.fileUri)), edited);
     this.log(
       result.applied
-        ? `review: ${label} accepted, applied and saved`
+        ? `review: ${label} accepted${edited ? ' as edited by the user' : ''}, applied and saved`
         : `review: ${label} accepted but not applied (${result.failureReason})`,
     );
     return result;
@@ -264,6 +277,12 @@ export class EditReviewer implements vscode.Disposable {
 
   private async close(review: Review): Promise<void> {
     const rights = new Set(review.files.map((f) => f.right.toString()));
+    // an edited proposal is kept in memory first, so closing its tab asks nothing
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.isDirty && rights.has(doc.uri.toString())) {
+        await doc.save();
+      }
+    }
     const tabs = vscode.window.tabGroups.all
       .flatMap((group) => group.tabs)
       .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && rights.has(tab.input.modified.toString()));

@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 
-import { type RawSettings, toInkSettings } from './options';
+import { CHECKPOINT_DEFAULTS, type RawSettings, toInkSettings } from './options';
 import type { InkSettings } from './protocol';
 
 export const SECTION = 'ink';
@@ -32,6 +32,12 @@ export function readRawSettings(): RawSettings {
     permissions: config.get<Record<string, unknown>>('permissions', {}),
     hooks: config.get<Record<string, unknown>>('hooks', {}),
     trustWorkspace: config.get<boolean | null>('trustWorkspace', null),
+    checkpoints: {
+      enabled: config.get<boolean>('checkpoints.enabled', true),
+      maxFileMb: config.get<number>('checkpoints.maxFileSizeMb', CHECKPOINT_DEFAULTS.maxFileMb),
+      maxAgeDays: config.get<number>('checkpoints.maxAgeDays', CHECKPOINT_DEFAULTS.maxAgeDays),
+      maxStoreMb: config.get<number>('checkpoints.maxStoreMb', CHECKPOINT_DEFAULTS.maxStoreMb),
+    },
   };
 }
 

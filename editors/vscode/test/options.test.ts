@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { INSTALL_HINT, isApprovalMode, type RawSettings, resolveServer, toInkSettings } from '../src/options';
+import { CHECKPOINT_DEFAULTS, INSTALL_HINT, isApprovalMode, type RawSettings, resolveServer, toInkSettings } from '../src/options';
 
 const defaults: RawSettings = {
   serverPath: '',
@@ -90,4 +90,12 @@ test('a missing server is an error that names the install command', () => {
   assert.match(INSTALL_HINT, /pipx install ink-ls/);
   const configured = resolveServer({ serverPath: '/nope/ink-ls', legacyServerPath: '' }, none, '/usr/bin');
   assert.ok('error' in configured && configured.error.startsWith('ink-ls was not found at /nope/ink-ls'));
+});
+
+test('ink.checkpoints.*: only the keys set away from the defaults reach the server', () => {
+  assert.equal(toInkSettings({ ...defaults, checkpoints: { ...CHECKPOINT_DEFAULTS } }).checkpoints, undefined);
+  assert.deepEqual(
+    toInkSettings({ ...defaults, checkpoints: { ...CHECKPOINT_DEFAULTS, enabled: false, maxAgeDays: 7 } }).checkpoints,
+    { enabled: false, maxAgeDays: 7 },
+  );
 });

@@ -9,6 +9,7 @@
 import type { Chip, Entry, ToolCard } from '../src/conversation';
 import { formatElapsed, targetOf } from '../src/conversation';
 import { renderMarkdown, stableEnd } from './markdown';
+import { todoBlock } from './todos';
 
 type Attrs = Record<string, string>;
 
@@ -173,6 +174,8 @@ export class EntryRenderer {
           entry.chips.length === 0 ? undefined : h('div', { class: 'chips' }, ...entry.chips.map((c) => chipButton(c, false))));
       case 'tool':
         return card(entry);
+      case 'todos':
+        return todoBlock(entry);
       case 'thinking':
         // collapsed: the reasoning is there to look at, the answer is what to read
         return h('details', { class: 'entry thinking', 'data-id': 'thinking' },

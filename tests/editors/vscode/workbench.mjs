@@ -19,6 +19,8 @@ import {
 } from './harness.mjs';
 import { intelCases } from './intel_cases.mjs';
 import { panelCases } from './panel_cases.mjs';
+import { planCases } from './plan_cases.mjs';
+import { reviewCases } from './review_cases.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
 const modelUrl = process.env.INK_TEST_MODEL_URL;
@@ -274,6 +276,8 @@ test('the diagnostics of an edit reach the model (built-in JSON language feature
 
 panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
 intelCases({ page: () => page, test, workspace });
+planCases({ page: () => page, test, workspace, tmp, shots });
+reviewCases({ page: () => page, test, workspace, shots });
 
 let failed = 0;
 try {

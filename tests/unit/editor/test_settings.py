@@ -73,3 +73,28 @@ def test_a_named_key_variable_beats_the_generic_one(monkeypatch: pytest.MonkeyPa
     settings, problems = parse_settings({"model": {"apiKeyEnv": "MY_KEY"}})
     assert problems == []
     assert settings.model.resolved_api_key() == "named"
+
+
+def test_checkpoint_settings_over_the_environment_defaults() -> None:
+    settings, problems = parse_settings(
+        {"checkpoints": {"enabled": False, "maxFileMb": 2, "maxAgeDays": 7, "maxStoreMb": 64}}
+    )
+    assert problems == []
+    cp = settings.checkpoints
+    assert (cp.enabled, cp.max_file_bytes, cp.max_age_days, cp.max_store_mb) == (
+        False,
+        2 * 1024 * 1024,
+        7,
+        64,
+    )
+
+
+def test_a_bad_checkpoint_key_keeps_its_default_and_is_named() -> None:
+    settings, problems = parse_settings({"checkpoints": {"maxFileMb": -1, "maxAgeDays": 3}})
+    assert settings.checkpoints.max_file_mb == 10
+    assert settings.checkpoints.max_age_days == 3
+    assert [p.split(":")[0] for p in problems] == ["checkpoints.maxFileMb"]
+    _, problems = parse_settings({"checkpoints": {"keepForever": True}})
+    assert [p.split(":")[0] for p in problems] == ["checkpoints.keepForever"]
+    _, problems = parse_settings({"checkpoints": 5})
+    assert problems == ["checkpoints: must be an object"]

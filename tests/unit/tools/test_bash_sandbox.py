@@ -1,6 +1,7 @@
 """The command sandbox with real commands: the kernel refuses writes outside the workspace,
 reads of secrets and network sockets (a loopback listener included); the workspace works;
-timeouts still kill the whole group. Needs Landlock and namespaces (these machines have them).
+timeouts still kill the whole group. Needs Landlock and namespaces (these machines have them);
+the same with bwrap: tests/sandbox/test_bwrap.py.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ink_ls.tools import _process
 from ink_ls.tools.bash import BashTool
 from ink_ls.tools.sandbox import SandboxSettings, availability
 
-ON = SandboxSettings(enabled=True)
+ON = SandboxSettings(enabled=True, mechanism="landlock")
 HINT = "[This command ran in the sandbox: it cannot write outside the workspace"
 
 
@@ -91,12 +92,14 @@ async def test_no_network_not_even_loopback(tmp_path: Path) -> None:
         result = await run(command, tmp_path)
         assert "PermissionError: [Errno 13] Permission denied" in result.output
         assert "connected" not in result.output and HINT in result.output
-        allowed = await run(command, tmp_path, SandboxSettings(enabled=True, network=True))
+        allowed = await run(
+            command, tmp_path, SandboxSettings(enabled=True, network=True, mechanism="landlock")
+        )
         assert allowed.output == "stdout:\nconnected"
 
 
 async def test_writable_entries_are_writable(tmp_path: Path, outside: Path) -> None:
-    settings = SandboxSettings(enabled=True, writable=(str(outside),))
+    settings = SandboxSettings(enabled=True, writable=(str(outside),), mechanism="landlock")
     result = await run(f"echo ok > {outside}/f.txt && cat {outside}/f.txt", tmp_path, settings)
     assert result.output == "stdout:\nok"
 
@@ -198,7 +201,7 @@ async def test_without_a_mechanism_it_says_so_once_and_commands_are_asked(
     from ink_ls.tools.sandbox import Availability
 
     missing = Availability(False, "none", "Landlock is not available in this kernel")
-    monkeypatch.setattr(bash_module, "availability", lambda: missing)
+    monkeypatch.setattr(bash_module, "availability", lambda *mechanism: missing)
     first = await run("echo one", tmp_path)
     second = await run("echo two", tmp_path)
     assert first.output == (

@@ -4,6 +4,7 @@
 local calls = require('ink.calls')
 local protocol = require('ink.protocol')
 local render = require('ink.chat_render')
+local todos = require('ink.chat_todos')
 
 local M = {}
 
@@ -155,8 +156,13 @@ function M.on_update(params)
       render.agent_text(c.text)
     end
   elseif kind == U.tool_call then
-    render.tool_call(u)
+    if not todos.tool_call(u) then
+      render.tool_call(u)
+    end
   elseif kind == U.tool_call_update then
+    if todos.owns(u.toolCallId) then
+      return
+    end
     local call = render.call(u.toolCallId)
     if not call then
       render.tool_call({ toolCallId = u.toolCallId, title = u.toolCallId, status = u.status })
@@ -351,6 +357,7 @@ end
 ---@param title? string
 function M.reset(title)
   render.reset()
+  todos.reset()
   thinking = nil
   M.header.title, M.header.usage = title, nil
   refresh_winbar()

@@ -191,6 +191,29 @@ function M.agent_text(text)
   stream(text)
 end
 
+--- Writes a block of lines that is rewritten in place (the to-do checklist): appended to the
+--- answer the first time (the block's `mark` is set then), its `count` lines replaced after.
+---@param blk {mark?: integer, count: integer}
+---@param lines string[]
+function M.block(blk, lines)
+  local row = blk.mark and vim.api.nvim_buf_get_extmark_by_id(M.buf(), M.ns, blk.mark, {})[1]
+  if row then
+    local was = S.streaming
+    edit(function(b)
+      vim.api.nvim_buf_set_lines(b, row, row + blk.count, true, lines)
+    end)
+    S.streaming = was
+  else
+    section('ink')
+    append((S.streaming and last_line() ~= '') and { '', unpack(lines) } or lines)
+    row = vim.api.nvim_buf_line_count(M.buf()) - #lines
+    blk.mark = vim.api.nvim_buf_set_extmark(M.buf(), M.ns, row, 0, { right_gravity = false })
+    append({ '' })
+  end
+  blk.count = #lines
+  S.folds = nil
+end
+
 --- A one-line note (turn outcome, resumed session), set off from the answer.
 ---@param text string
 function M.note(text)

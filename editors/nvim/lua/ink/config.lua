@@ -53,6 +53,10 @@ local model_types = {
   maxConcurrentRequests = 'number',
 }
 
+--- `checkpoints` option keys and the wire names the server reads (`ink.checkpoints`).
+local checkpoint_types = { enabled = 'boolean', max_file_mb = 'number', max_age_days = 'number', max_store_mb = 'number' }
+local checkpoint_wire = { enabled = 'enabled', max_file_mb = 'maxFileMb', max_age_days = 'maxAgeDays', max_store_mb = 'maxStoreMb' }
+
 --- Checks user options; returns the list of problems (empty when valid).
 ---@param opts table
 ---@return string[]
@@ -91,6 +95,20 @@ function M.validate(opts)
   end
   if opts.trust_workspace ~= nil and type(opts.trust_workspace) ~= 'boolean' then
     bad('trust_workspace', 'true or false')
+  end
+  if opts.checkpoints ~= nil then
+    if type(opts.checkpoints) ~= 'table' then
+      bad('checkpoints', 'a table')
+    else
+      for k, v in pairs(opts.checkpoints) do
+        local want = checkpoint_types[k]
+        if want == nil then
+          bad('checkpoints', 'keys among ' .. table.concat(vim.tbl_keys(checkpoint_types), ', '))
+        elseif type(v) ~= want or (want == 'number' and v <= 0) then
+          bad('checkpoints', ('%s: a %s%s'):format(k, want, want == 'number' and ' > 0' or ''))
+        end
+      end
+    end
   end
   if opts.transcript ~= nil and type(opts.transcript) ~= 'table' then
     bad('transcript', 'a table')
@@ -153,6 +171,12 @@ function M.settings(opts)
   end
   if opts.trust_workspace ~= nil then
     s.trustWorkspace = opts.trust_workspace
+  end
+  if opts.checkpoints and next(opts.checkpoints) then
+    s.checkpoints = {}
+    for k, v in pairs(opts.checkpoints) do
+      s.checkpoints[checkpoint_wire[k]] = v
+    end
   end
   return s
 end

@@ -90,8 +90,10 @@ function M.apply(reviewed, encoding)
     vim.api.nvim_buf_call(b, function()
       vim.go.undolevels = vim.go.undolevels
     end)
-    for _, batch in ipairs(f.change.batches) do
-      vim.lsp.util.apply_text_edits(edit.strip_annotations(batch), b, encoding)
+    if not f.edited then -- the user's version of an edited proposal is set whole below
+      for _, batch in ipairs(f.change.batches) do
+        vim.lsp.util.apply_text_edits(edit.strip_annotations(batch), b, encoding)
+      end
     end
     local eol = f.proposed:sub(-1) == '\n'
     vim.bo[b].eol = eol

@@ -55,7 +55,9 @@ function M.setup(opts)
   local running = client.get()
   if running then
     running.settings = vim.tbl_deep_extend('force', running.settings or {}, { ink = settings })
-    running:notify(protocol.lsp.did_change_configuration, { settings = { ink = settings } })
+    -- a cleared `permissions` / `hooks` is sent as {}: left out, the server would keep them
+    local changed = vim.tbl_extend('keep', settings, { permissions = vim.empty_dict(), hooks = vim.empty_dict() })
+    running:notify(protocol.lsp.did_change_configuration, { settings = { ink = changed } })
   end
 end
 

@@ -1,6 +1,8 @@
 --- Review of workspace/applyEdit from ink-ls: shows current and proposed text side by side
 --- with :diffthis, waits (the server request runs in a coroutine) for accept or reject, then
---- applies and writes on accept. An edit the server marks pre-approved (`ink.approved`,
+--- applies and writes on accept. The proposed side is editable: what the user leaves there is
+--- what is applied, and the answer says so (`ink.edited`, protocol.md "Edited proposals").
+--- An edit the server marks pre-approved (`ink.approved`,
 --- approval mode "auto") is applied and written at once, with no diff. The answer is always
 --- the truth; it never talks to ink/*.
 local edit = require('ink.edit')
@@ -92,6 +94,9 @@ local function decide(review, accept, reason)
     return
   end
   review.decided = true
+  if accept then
+    M.take_user_versions(review)
+  end
   close_ui(review)
   vim.schedule(function()
     coroutine.resume(review.co, { accept = accept, reason = reason })
@@ -107,6 +112,8 @@ local function show_file(review, file)
   local tag = ('ink://review/%d/'):format(review.id)
   local left = scratch(tag .. 'current/' .. rel, file.current, ft)
   local right = scratch(tag .. 'proposed/' .. rel, file.proposed, ft)
+  vim.bo[right].modifiable = true -- the user may change the proposal before accepting it
+  file.right = right
   vim.list_extend(review.bufs, { left, right })
 
   vim.cmd('tabnew')
@@ -155,6 +162,21 @@ local function show_file(review, file)
         end)
       end,
     })
+  end
+end
+
+--- Reads what the user left in each proposed buffer: a changed one becomes the text to apply
+--- (`file.edited`); the proposal's final newline (or its absence) is kept.
+---@param review ink.Review
+function M.take_user_versions(review)
+  for _, file in ipairs(review.files) do
+    if file.right and vim.api.nvim_buf_is_valid(file.right) then
+      local _, eol = edit.to_lines(file.proposed)
+      local text = edit.from_lines(vim.api.nvim_buf_get_lines(file.right, 0, -1, true), eol)
+      if text ~= file.proposed then
+        file.proposed, file.edited = text, true
+      end
+    end
   end
 end
 
@@ -313,6 +335,12 @@ function M.handler(_, params, ctx)
   local result = { applied = ok }
   if not ok then
     result.failureReason = apply_err or 'the user rejected the edit'
+  else
+    for _, f in ipairs(review.files) do
+      if f.edited then
+        result.ink = { edited = true } -- the user's version landed, not the proposal
+      end
+    end
   end
   local closed = {
     id = review.id,
@@ -320,6 +348,7 @@ function M.handler(_, params, ctx)
     toolCallId = review.call_id,
     accepted = decision.accept,
     applied = result.applied,
+    edited = result.ink ~= nil,
     failureReason = result.failureReason,
   }
   require('ink.chat').review_closed(closed)

@@ -143,7 +143,7 @@ function M.change_items(root, files)
 end
 
 --- :Ink review — the whole session's changes (or one picked turn's) as a quickfix list of
---- hunks; :cnext walks them, `:Ink rewind` takes them back.
+--- hunks; :cnext walks them, `x`/`X` there revert a hunk/file, `:Ink rewind` takes all back.
 ---@param on_done? fun(err: table?, items: table[]?)
 function M.review(on_done)
   on_done = on_done or function() end
@@ -180,10 +180,9 @@ function M.review(on_done)
             return on_done(ch_err)
           end
           vim.schedule(function()
-            local items = M.change_items(c.root_dir or vim.fn.getcwd(), changes.files)
             local title = choice.turn and ('Ink changes of turn ' .. choice.turn) or 'Ink session changes'
-            vim.fn.setqflist({}, ' ', { title = title, items = items })
-            vim.cmd('botright copen')
+            -- one entry per hunk; keys there revert a hunk or a file (ink.hunks)
+            local items = require('ink.hunks').open(c.root_dir or vim.fn.getcwd(), changes.files, title)
             fire('InkReviewed', { items = items })
             on_done(nil, items)
           end)

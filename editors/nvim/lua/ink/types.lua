@@ -51,6 +51,7 @@
 ---@field hooks? table Hooks, a settings file's `hooks` shape
 ---@field approval_timeout? number seconds (approvalTimeoutSeconds)
 ---@field trust_workspace? boolean trust the workspace's own files (trustWorkspace); nil asks
+---@field checkpoints? { enabled?: boolean, max_file_mb?: number, max_age_days?: number, max_store_mb?: number } sent as `checkpoints`
 ---@field transcript? ink.TranscriptOptions
 ---@field review? ink.ReviewOptions
 ---@field chat? ink.ChatOptions
@@ -86,6 +87,7 @@
 ---@field approval? string
 ---@field approvalTimeoutSeconds? number
 ---@field trustWorkspace? boolean
+---@field checkpoints? { enabled?: boolean, maxFileMb?: number, maxAgeDays?: number, maxStoreMb?: number }
 
 ---@class ink.TextEdit
 ---@field range ink.Range
@@ -104,6 +106,8 @@
 ---@field current string the text the edits apply to
 ---@field proposed string the text after the edits
 ---@field bufnr? integer the real buffer when the file is loaded
+---@field right? integer the proposed side's buffer while the review is shown
+---@field edited? boolean the user changed the proposal: `proposed` is their version
 
 ---@class ink.Review  one pending workspace/applyEdit
 ---@field id integer
@@ -126,6 +130,7 @@
 ---@class ink.ApplyResult  the answer to workspace/applyEdit
 ---@field applied boolean
 ---@field failureReason? string
+---@field ink? { edited: boolean } the user's edited version of the proposal was applied
 
 ---@class ink.Turn  the turn the plugin is waiting for
 ---@field client_id integer
