@@ -181,9 +181,7 @@ class TurnBuilder:
         workspace is recorded before its first change and when the block ends."""
         factory = self.factory
         checkpoint = (  # a built-in (`/rewind`, `/clear`) is no entry of its own
-            begin_turn(
-                checkpoints, cwd, prompt, settings=front.checkpoint_settings, prefetch=False
-            )
+            begin_turn(checkpoints, cwd, prompt, settings=front.checkpoint_settings, prefetch=False)
             if prompt is not None and builtin_call(prompt) is None
             else None
         )
