@@ -91,7 +91,7 @@ class ModelClient:
         timeout = httpx.Timeout(
             settings.request_timeout, connect=min(30.0, settings.request_timeout)
         )
-        self._http = ShardedClient(timeout, transport=transport)
+        self._http = ShardedClient(timeout, url=settings.base_url, transport=transport)
         self._queue = (queues or EndpointQueues()).get(
             settings.base_url, settings.max_concurrent_requests
         )

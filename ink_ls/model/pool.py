@@ -17,6 +17,8 @@ from contextlib import asynccontextmanager
 
 import httpx
 
+from ink_ls.model.tls import context_for
+
 log = logging.getLogger(__name__)
 
 PER_SHARD = 16
@@ -54,10 +56,13 @@ class ShardedClient:
         self,
         timeout: httpx.Timeout,
         *,
+        url: str = "https:",
         transport: httpx.AsyncBaseTransport | None = None,
         per_shard: int = PER_SHARD,
     ) -> None:
         self._timeout = timeout
+        self._url = url
+        """The endpoint: whether its pools need the CA bundle (`tls.context_for`)."""
         self._transport = transport
         """An injected transport (tests) is one pool of its own: never sharded."""
         self._per_shard = per_shard
@@ -74,8 +79,8 @@ class ShardedClient:
     def _client(self) -> httpx.AsyncClient:
         if self._transport is not None:
             return httpx.AsyncClient(transport=self._transport, timeout=self._timeout)
-        if self._ssl is None:  # loading the CA bundle costs ~70 ms: once, not per shard
-            self._ssl = httpx.create_ssl_context()
+        if self._ssl is None:  # the CA bundle is read once per process, not per shard
+            self._ssl = context_for(self._url)
             raise_fd_limit()
         limits = httpx.Limits(
             max_connections=self._per_shard, max_keepalive_connections=self._per_shard

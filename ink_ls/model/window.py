@@ -20,6 +20,7 @@ import httpx
 
 from ink_ls.core.config import DEFAULT_CONTEXT_WINDOW, ModelSettings
 from ink_ls.model.base import ContextWindow
+from ink_ls.model.tls import context_for
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +165,7 @@ async def detect_window(
         headers["Authorization"] = f"Bearer {key}"
     root, model = server_root(settings.base_url), settings.model
     async with httpx.AsyncClient(
-        transport=transport, timeout=LOOKUP_TIMEOUT, headers=headers
+        transport=transport, timeout=LOOKUP_TIMEOUT, headers=headers, verify=context_for(root)
     ) as http:
         answers = await asyncio.gather(
             _ollama(http, root, model),
