@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -107,6 +108,9 @@ def start_watchdog(prefix: str) -> bool:
 
 
 def _reap(helper: subprocess.Popen[bytes]) -> None:
+    # This thread only waits: the exit signals go to a thread that can run their handler
+    # (the kernel may hand a process-directed signal to any thread that does not block it).
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
     with contextlib.suppress(ChildProcessError, OSError):
         helper.wait()
 

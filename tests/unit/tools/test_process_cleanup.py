@@ -21,7 +21,7 @@ from tests.unit.tools.proc_checks import running
 REPO = Path(__file__).resolve().parents[3]
 
 DRIVER = """
-import asyncio, sys, threading
+import asyncio, select, sys, threading
 from pathlib import Path
 from ink_ls.core.signal import NEVER
 from ink_ls.tools import _process
@@ -42,6 +42,10 @@ pids = work / "pids"
 while not (pids.exists() and len(pids.read_text().split()) >= 3):
     threading.Event().wait(0.01)
 print("READY", flush=True)
+# Wait for stdin's end in short steps: the kernel may hand SIGTERM to another thread, and a
+# Python handler runs only when the main thread runs (the server's asyncio loop wakes for it).
+while not select.select([sys.stdin], [], [], 0.05)[0]:
+    pass
 sys.stdin.read()
 """
 
