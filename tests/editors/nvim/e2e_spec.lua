@@ -80,7 +80,12 @@ end
 
 local function open(rel)
   vim.cmd.edit(vim.fn.fnameescape(ws .. '/' .. rel))
-  return vim.api.nvim_get_current_buf()
+  local b = vim.api.nvim_get_current_buf()
+  -- as a user would: the file is known to ink-ls (didOpen sent) before anything is typed
+  vim.wait(10000, function()
+    return #vim.lsp.get_clients({ bufnr = b, name = 'ink' }) > 0
+  end)
+  return b
 end
 
 H.case('ask: progress, streamed answer and tool call in the transcript', function()
