@@ -125,11 +125,7 @@ class PolicyWriter:
         tool_call_id: str,
         signal: CancelSignal,
     ) -> str | None:
-        gate = self.gate
-        if gate.mode in ("readonly", "plan"):
-            raise ChangeRejectedError(
-                "policy", f"approval mode is {gate.mode}: files are not changed"
-            )
+        gate = self._gate_for_changes()
         change = ProposedChange(
             path, old_text, new_text, tool_name, tool_call_id, self._project_rules(path)
         )
@@ -151,11 +147,7 @@ class PolicyWriter:
         """Several files' changes under one decision: one question (naming every file), or
         one review of them all in an editor that reviews `applyEdit`; none is made when it
         is refused."""
-        gate = self.gate
-        if gate.mode in ("readonly", "plan"):
-            raise ChangeRejectedError(
-                "policy", f"approval mode is {gate.mode}: files are not changed"
-            )
+        gate = self._gate_for_changes()
         paths = tuple(c.path for c in changes)
         proposed = [
             ProposedChange(
@@ -179,6 +171,14 @@ class PolicyWriter:
             return
         for change in proposed:
             await channel.apply(change, approved=approved, signal=signal)
+
+    def _gate_for_changes(self) -> ApprovalGate:
+        """The gate, refusing at once in a mode that changes no file."""
+        if self.gate.mode in ("readonly", "plan"):
+            raise ChangeRejectedError(
+                "policy", f"approval mode is {self.gate.mode}: files are not changed"
+            )
+        return self.gate
 
     async def _ask(self, change: ProposedChange, key: str, signal: CancelSignal) -> None:
         try:

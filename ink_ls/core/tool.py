@@ -153,6 +153,18 @@ async def document_text(files: FileView, path: Path) -> str | None:
     return files.open_document(path)
 
 
+def open_or_disk_text(files: FileView, path: Path) -> str:
+    """The editor's text of `path` when it is open, else the disk's ("" when unreadable):
+    for questions about a file (diagnostics, positions) where a missing file is no error."""
+    text = files.open_document(path)
+    if text is not None:
+        return text
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 class FileWriter(Protocol):
     """How tools change files. Raises `ChangeRejectedError` when the change is refused."""
 

@@ -21,6 +21,7 @@ from ink_ls.core.tool import (
     ToolParams,
     ToolRegistry,
     ToolResult,
+    open_or_disk_text,
 )
 from ink_ls.editor.diagnostics import (
     CAP,
@@ -37,13 +38,7 @@ WORKSPACE_CAP = 100
 
 
 def _read(path: Path, context: ToolContext) -> str:
-    text = context.files.open_document(path)
-    if text is not None:
-        return text
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+    return open_or_disk_text(context.files, path)
 
 
 def _shown(path: Path, cwd: Path) -> str:

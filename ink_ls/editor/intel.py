@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 
+from ink_ls.core.tool import open_or_disk_text
 from ink_ls.editor.client import EditorClient
 from ink_ls.editor.diagnostics import EditorDiagnostics
 from ink_ls.editor.documents import OpenDocuments, path_to_uri
@@ -124,13 +125,7 @@ class EditorIntel:
         """Nothing to refuse up front: the editor says which files its servers cover."""
 
     def _text(self, path: Path) -> str:
-        text = self._documents.open_document(path)
-        if text is not None:
-            return text
-        try:
-            return path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
+        return open_or_disk_text(self._documents, path)
 
     async def _ask(
         self,

@@ -202,6 +202,13 @@ class EditorChanges:
             raise ChangeRejectedError("user", exc.reason) from None
         if edited:
             return self._landed(path, new_text, disk_before)
+        self._settle(path, base, new_text, disk_before)
+        return None
+
+    def _settle(self, path: Path, base: str | None, new_text: str, disk_before: str | None) -> None:
+        """After the client applied a change: the buffer holds it (or is not open) and the
+        disk holds it, written here when the client left it as it was; anything else is the
+        user's doing meanwhile (`STALE`)."""
         now = self.documents.get(path)
         if now is not None and now.text not in (base, new_text):
             raise ChangeRejectedError("user", STALE)
@@ -210,7 +217,6 @@ class EditorChanges:
             if disk != disk_before:
                 raise ChangeRejectedError("user", STALE)
             _write_disk(path, new_text, self.cwd)
-        return None
 
     def _landed(self, path: Path, proposed: str, disk_before: str | None) -> str | None:
         """The user's version of an edited proposal: what the client saved (else its buffer,
@@ -332,11 +338,4 @@ class EditorChanges:
             except WaitInterruptedError as exc:
                 raise ChangeRejectedError("user", exc.reason) from None
         for change, base, disk_before in before:
-            now = self.documents.get(change.path)
-            if now is not None and now.text not in (base, change.new_text):
-                raise ChangeRejectedError("user", STALE)
-            disk = _read_disk(change.path)
-            if disk != change.new_text:
-                if disk != disk_before:
-                    raise ChangeRejectedError("user", STALE)
-                _write_disk(change.path, change.new_text, self.cwd)
+            self._settle(change.path, base, change.new_text, disk_before)
