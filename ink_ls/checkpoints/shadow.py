@@ -142,7 +142,9 @@ class ShadowRepo:
             return
         self.root.mkdir(parents=True, exist_ok=True)
         self.temp_dir.mkdir(exist_ok=True)
-        self.run("init", "-q", "--bare", str(self.git_dir))
+        # No template: git's sample hooks and description are ~25 files the store never uses
+        # (and on a nearly full disk they are what fails first).
+        self.run("init", "-q", "--bare", "--template=", str(self.git_dir))
         for key, value in (
             ("core.bare", "false"),
             ("core.fileMode", "true"),
