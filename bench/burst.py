@@ -53,12 +53,17 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def model_server(delay: float, *, h2: bool = False) -> AsyncIterator[str]:
-    """The slow model in a process of its own; yields its base URL."""
+async def model_server(
+    delay: float, *, h2: bool = False, dispatch: bool = False
+) -> AsyncIterator[str]:
+    """The slow model in a process of its own (`dispatch`: the scripted read call at once);
+    yields its base URL."""
     port = free_port()
     args = [str(REPO / "bench" / "burst_model.py"), "--port", str(port), "--delay", str(delay)]
+    args += ["--h2"] if h2 else []
+    args += ["--dispatch"] if dispatch else []
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, *args, *(["--h2"] if h2 else []), stdout=asyncio.subprocess.PIPE
+        sys.executable, *args, stdout=asyncio.subprocess.PIPE
     )
     assert proc.stdout is not None
     await asyncio.wait_for(proc.stdout.readline(), 30)

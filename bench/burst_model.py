@@ -1,5 +1,10 @@
 """A slow model endpoint for `bench/burst.py`: every chat request is answered after N seconds.
 
+With `--dispatch` (for `bench/dispatch.py`) it answers at once instead: a request whose last
+message is not a tool result gets a `read` call of README.md, the others "ok"; it notes when
+each such request arrived and when its reply was written (`time.perf_counter`, the monotonic
+clock every process shares) and a GET of `/times` returns the last pair.
+
 Two servers of the same answer: a lean asyncio HTTP/1.1 one (keep-alive, little CPU of its
 own, so the bench measures the client) and an ASGI app under hypercorn for cleartext HTTP/2
 (prior knowledge). Run as a process of its own (`python bench/burst_model.py --port P`), so its
@@ -12,6 +17,7 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -48,14 +54,25 @@ class SlowModel:
         await send({"type": "http.response.body", "body": body + b"data: [DONE]\n\n"})
 
 
+def _call_chunks() -> bytes:
+    call = {"index": 0, "id": "call_1", "type": "function"}
+    call["function"] = {"name": "read", "arguments": json.dumps({"path": "README.md"})}
+    return _chunk({"role": "assistant", "tool_calls": [call]}) + _chunk({}, "tool_calls")
+
+
 class _Http1(asyncio.Protocol):
-    """One keep-alive HTTP/1.1 connection: each POST is answered after `delay` seconds."""
+    """One keep-alive HTTP/1.1 connection: each POST is answered after `delay` seconds (or at
+    once with a scripted read call, in dispatch mode)."""
 
     answered = 0
     """Chat requests answered by every connection (a GET reports it)."""
+    times = (0.0, 0.0)
+    """Dispatch mode: (arrived, replied) of the last request answered with a call."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, dispatch: bool = False) -> None:
         self.delay = delay
+        self.dispatch = dispatch
+        self.first = 0.0
         self.buffer = b""
         self.transport: asyncio.Transport | None = None
 
@@ -64,6 +81,8 @@ class _Http1(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
+        if not self.buffer:
+            self.first = time.perf_counter()
         self.buffer += data
         while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
             head = self.buffer[:end].lower()
@@ -71,15 +90,21 @@ class _Http1(asyncio.Protocol):
             length = int(head[at + 15 :].split(b"\r\n")[0]) if at >= 0 else 0
             if len(self.buffer) < end + 4 + length:
                 return
+            body = self.buffer[end + 4 : end + 4 + length]
             self.buffer = self.buffer[end + 4 + length :]
             if head.startswith(b"get"):
-                self._count()
+                self._count(head)
+            elif self.dispatch:
+                self._dispatch(body)
             else:
                 asyncio.get_running_loop().call_later(self.delay, self._answer)
 
-    def _count(self) -> None:
+    def _count(self, head: bytes) -> None:
         assert self.transport is not None
-        body = json.dumps({"answered": _Http1.answered}).encode()
+        answer = {"answered": _Http1.answered, "times": _Http1.times}
+        if b"/models" in head.split(b"\r\n")[0]:
+            answer = {"object": "list", "data": [{"id": "bench"}]}
+        body = json.dumps(answer).encode()
         head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
         self.transport.write(head + b"content-length: %d\r\n\r\n" % len(body) + body)
 
@@ -88,15 +113,29 @@ class _Http1(asyncio.Protocol):
             return
         _Http1.answered += 1
         body = _chunk({"role": "assistant", "content": "done"}) + _chunk({}, "stop")
+        self._reply(body)
+
+    def _reply(self, body: bytes) -> None:
+        assert self.transport is not None
         body += b"data: [DONE]\n\n"
         head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
         self.transport.write(head + b"content-length: %d\r\n\r\n" % len(body) + body)
 
+    def _dispatch(self, raw: bytes) -> None:
+        messages = json.loads(raw).get("messages") or [{}]
+        _Http1.answered += 1
+        if messages[-1].get("role") == "tool":
+            self._reply(_chunk({"role": "assistant", "content": "ok"}) + _chunk({}, "stop"))
+            return
+        arrived, body = self.first, _call_chunks()
+        _Http1.times = (arrived, time.perf_counter())
+        self._reply(body)
 
-async def serve_http1(delay: float, port: int) -> None:
+
+async def serve_http1(delay: float, port: int, dispatch: bool = False) -> None:
     loop = asyncio.get_running_loop()
     server = await loop.create_server(
-        lambda: _Http1(delay), "127.0.0.1", port, backlog=4096, reuse_address=True
+        lambda: _Http1(delay, dispatch), "127.0.0.1", port, backlog=4096, reuse_address=True
     )
     print("ready", flush=True)
     async with server:
@@ -130,9 +169,13 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=1.0)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--h2", action="store_true", help="hypercorn (HTTP/1.1 and h2c)")
+    parser.add_argument("--dispatch", action="store_true", help="a read call at once")
     opts = parser.parse_args()
     try:
-        asyncio.run((serve if opts.h2 else serve_http1)(opts.delay, opts.port))
+        if opts.h2:
+            asyncio.run(serve(opts.delay, opts.port))
+        else:
+            asyncio.run(serve_http1(opts.delay, opts.port, opts.dispatch))
     except KeyboardInterrupt:
         sys.exit(0)
 

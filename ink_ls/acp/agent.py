@@ -59,6 +59,7 @@ from ink_ls.mcp.hub import McpHub
 from ink_ls.sessions import rewind_command
 from ink_ls.sessions.conversation import StoredConversation
 from ink_ls.sessions.store import Session, SessionError, SessionNotFoundError, SessionStore
+from ink_ls.sessions.writer import shared_writer
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +173,7 @@ class InkAcpAgent:
     def _open(
         self, stored: Session, cwd: Path, mcp_servers: list[Any] | None, meta: Any = None
     ) -> AcpSession:
+        stored.writer = shared_writer()  # its lines are written off the event loop
         # titles and kinds of replayed calls come from the tools themselves
         tools = self._factory.tools(cwd, ModelSettings())
         trust = self._trust(cwd, meta)
@@ -297,6 +299,7 @@ class InkAcpAgent:
             answer = await rewind_command.run_rewind(session.stored, typed)
             session.conversation.messages[:] = session.stored.messages  # continue from there
             session.conversation.wire.invalidate()
+            await session.stored.flush()
             self.outbox.post(session_id, update_agent_message_text(answer))
             await self.outbox.flush()
             return PromptResponse(stop_reason="end_turn")
@@ -323,6 +326,7 @@ class InkAcpAgent:
                 )
         finally:
             session.turn = None
+            await session.stored.flush()  # the turn's history is written before it ends
             await self.outbox.flush()
         if result.stop_reason == "error":
             raise RequestError.internal_error({"message": result.error or "the turn failed"})

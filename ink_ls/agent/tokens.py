@@ -57,9 +57,25 @@ def _drop_image_data(node: Any) -> None:
             _drop_image_data(value)
 
 
+_ENTRY_CHARS: dict[int, tuple[dict[str, Any], int]] = {}
+"""id of a shared tool entry (`Tool.schema`) → (the entry, kept so its id stays its own; the
+length of its JSON)."""
+
+
+def _chars(entry: dict[str, Any]) -> int:
+    known = _ENTRY_CHARS.get(id(entry))
+    if known is None or known[0] is not entry:
+        if len(_ENTRY_CHARS) >= 4096:  # entries made per request: start over
+            _ENTRY_CHARS.clear()
+        known = _ENTRY_CHARS[id(entry)] = (entry, len(json.dumps(entry)))
+    return known[1]
+
+
 def estimate_fixed(system: str, tools: Sequence[dict[str, Any]]) -> int:
-    """Tokens of the system prompt and the tool schemas."""
-    return estimate_text(system) + estimate_text(json.dumps(list(tools)))
+    """Tokens of the system prompt and the tool schemas (the length of `json.dumps(tools)`,
+    from each shared entry's length measured once)."""
+    chars = 2 + sum(_chars(entry) for entry in tools) + 2 * max(len(tools) - 1, 0)
+    return estimate_text(system) + -(-chars // CHARS_PER_TOKEN)
 
 
 def context_tokens(history: Sequence[Message], system: str, tools: Sequence[dict[str, Any]]) -> int:

@@ -67,10 +67,17 @@ class Blob:
     oid: str
 
 
+_GIT: dict[str | None, str] = {}
+"""PATH → the git found on it (every turn of every session opens the store: a PATH search
+each time cost more than the rest of opening it)."""
+
+
 def _git_binary() -> str:
-    found = shutil.which("git")
+    path = os.environ.get("PATH")
+    found = _GIT.get(path) or shutil.which("git")
     if found is None:
         raise ShadowError("checkpoints need git on PATH (it drives the shadow store)")
+    _GIT[path] = found
     return found
 
 

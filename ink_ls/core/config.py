@@ -104,13 +104,14 @@ class ModelSettings(BaseModel):
         """
         if self.api_key is not None and self.api_key.get_secret_value():
             return self.api_key.get_secret_value()
-        source = hidden_env.environ() if env is None else env
         # a key for one company's API is never sent to another's endpoint
         foreign = "OPENAI_API_KEY" if self.dialect == "anthropic" else "ANTHROPIC_API_KEY"
         for name in self.secret_env_names():
             if name == foreign and name != self.api_key_env:
                 continue
-            value = source.get(name, "").strip()
+            # per name, not a copy of the whole environment: asked on every model request
+            found = hidden_env.env_value(name) if env is None else env.get(name)
+            value = (found or "").strip()
             if value:
                 return value
         return None

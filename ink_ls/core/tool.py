@@ -286,6 +286,17 @@ def schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
     return copied
 
 
+@functools.lru_cache(maxsize=4096)
+def shared_schema(
+    name: str, description: str, params_model: type[ToolParams]
+) -> dict[str, Any]:
+    """`{name, description, parameters}` of a tool whose schema is `params_model`'s, made once
+    per process and shared by every request of every session (a burst of new sessions built
+    it again for each request: copies of every schema, then their JSON). Read it, never
+    change it: the model clients only place it into request bodies."""
+    return {"name": name, "description": description, "parameters": _schema_of(params_model)}
+
+
 def json_copy(node: Any) -> Any:
     """A deep copy of JSON data (dicts, lists, scalars): about 3x cheaper than `copy.deepcopy`,
     which matters as every model request copies every tool's schema."""
@@ -349,6 +360,13 @@ class Tool(ABC, Generic[P]):
         copied: dict[str, Any] = json_copy(_schema_of(self.params_model))
         return copied
 
+    def schema(self) -> dict[str, Any]:
+        """`{name, description, parameters}` as the model sees it: shared (`shared_schema`),
+        so read it, never change it. A tool with a `parameters` of its own gets a fresh one."""
+        if type(self).parameters is not Tool.parameters:
+            return {"name": self.name, "description": self.description, **_own(self)}
+        return shared_schema(self.name, self.description, self.params_model)
+
     def validate_arguments(self, data: dict[str, Any]) -> ToolParams:
         """The call's arguments as this tool's params. Raises pydantic's `ValidationError`
         or `ArgumentsError`; both become the model's `invalid arguments` error."""
@@ -369,6 +387,10 @@ class Tool(ABC, Generic[P]):
 
 
 AnyTool = Tool[Any]
+
+
+def _own(tool: AnyTool) -> dict[str, Any]:
+    return {"parameters": tool.parameters()}
 
 
 class ToolSource(Protocol):
@@ -399,7 +421,8 @@ class ToolRegistry:
             self.register(tool)
 
     def register(self, tool: AnyTool) -> None:
-        if tool.name in self._own or tool.name in self._current():
+        # without sources the own tools are all there is (no merged copy per registration)
+        if tool.name in self._own or (self._sources and tool.name in self._current()):
             raise DuplicateToolError(
                 f'a tool named "{tool.name}" is already registered; tool names must be unique'
             )
@@ -434,8 +457,6 @@ class ToolRegistry:
         return ToolRegistry((t for t in self._own.values() if t.name not in names), self._sources)
 
     def schemas(self) -> list[dict[str, Any]]:
-        """`{name, description, parameters}` for every tool, in registration order."""
-        return [
-            {"name": t.name, "description": t.description, "parameters": t.parameters()}
-            for t in self._current().values()
-        ]
+        """`{name, description, parameters}` for every tool, in registration order (each
+        entry shared: `Tool.schema`; read them, never change them)."""
+        return [t.schema() for t in self._current().values()]

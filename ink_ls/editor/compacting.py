@@ -39,9 +39,7 @@ class CompactingHost(Protocol):
     @property
     def settings(self) -> InkSettings: ...
 
-    async def reporter(
-        self, session: LiveSession, turn: Turn, given: str | int | None
-    ) -> TurnReporter: ...
+    def reporter(self, session: LiveSession, turn: Turn, given: str | int | None) -> TurnReporter: ...
 
     def front(
         self,
@@ -64,8 +62,8 @@ async def compact_session(
         raise session_busy(session.session_id)
     turn = Turn(f"c{session.turns + 1}", CancelController(), request_id)
     session.turn = turn
+    reporter = host.reporter(session, turn, params.work_done_token)
     try:
-        reporter = await host.reporter(session, turn, params.work_done_token)
         reporter.progress(lsp.progress_begin(PROGRESS_TITLE, "compacting the conversation"))
         gate = ApprovalGate("readonly", MessagePrompter(host.client, host.features))
         async with host.builder.turn(  # no tools run: no changes, no MCP servers
@@ -78,6 +76,7 @@ async def compact_session(
         ) as prepared:
             return await _compact(prepared.agent, session, reporter, turn)
     finally:
+        await reporter.settled()  # the progress's end goes out before the answer
         session.turn = None
         session.updated_at = now()
         turn.done.set()

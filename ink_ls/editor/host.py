@@ -80,8 +80,10 @@ def _warn_unsaved(stored: Session | None, reporter: TurnReporter) -> None:
 
     stored.on_save = on_save
     before = stored.save_error
+    if before is None:  # all written, or on its way: nothing to say before the turn
+        return
     stored.save()  # what an earlier turn could not write goes out now if it can
-    if before is not None and stored.save_error is not None:  # still failing: say it again
+    if stored.save_error is not None:  # still failing: say it again
         on_save(stored, stored.save_error)
 
 
@@ -229,6 +231,7 @@ class Host:
             await asyncio.wait(
                 [asyncio.ensure_future(t.done.wait()) for t in turns], timeout=timeout
             )
+        await self.sessions.flush_all()
         await self.close_models()
         await self.deps.factory.close_language_servers()
         await self.mcp.close()
@@ -272,30 +275,34 @@ class Host:
 
     # ---- prompt ---------------------------------------------------------------------------------
 
-    async def progress_token(
+    def progress_token(
         self, given: str | int | None, session: LiveSession, turn_id: str
     ) -> str | int | None:
-        if given is not None:
+        """The turn's progress token: the client's, else ours when the client creates tokens
+        (None: no progress)."""
+        if given is not None or not self.features.work_done_progress:
             return given
-        if not self.features.work_done_progress:
-            return None
         # `ink-<sessionId>-<turnId>` (protocol.md): unique among running turns, as LSP asks of
         # a progress token, since a session runs one turn at a time; and a client can tell
         # the turn from the token alone.
-        token = f"ink-{session.session_id}-{turn_id}"
+        return f"ink-{session.session_id}-{turn_id}"
+
+    async def _create_token(self, token: str | int, turn: Turn) -> bool:
+        """Ask the client to create our token; False (the turn runs without progress) when
+        it refuses."""
         try:
             await self.client.request(PROGRESS_CREATE, lsp.create_progress_params(token))
         except Exception as exc:  # the client refused: run without progress
             log.info("progress token refused: %s", exc)
-            return None
-        return token
+            turn.token = None
+            return False
+        return True
 
-    async def reporter(
-        self, session: LiveSession, turn: Turn, given: str | int | None
-    ) -> TurnReporter:
-        """Where a turn of `session` reports (updates, and progress under its token)."""
-        turn.token = await self.progress_token(given, session, turn.turn_id)
-        return TurnReporter(
+    def reporter(self, session: LiveSession, turn: Turn, given: str | int | None) -> TurnReporter:
+        """Where a turn of `session` reports (updates, and progress under its token). Our own
+        token is created while the turn starts, not before it: its progress waits for it."""
+        turn.token = self.progress_token(given, session, turn.turn_id)
+        reporter = TurnReporter(
             self.client,
             session_id=session.session_id,
             turn_id=turn.turn_id,
@@ -303,6 +310,9 @@ class Host:
             progress_token=turn.token,
             session_usage=session.usage,
         )
+        if given is None and turn.token is not None:
+            reporter.hold_progress(self._create_token(turn.token, turn))
+        return reporter
 
     async def prompt(
         self, params: SessionPromptParams, *, request_id: object | None = None
@@ -330,7 +340,7 @@ class Host:
         self, session: LiveSession, turn: Turn, params: SessionPromptParams
     ) -> SessionPromptResult:
         settings = self.settings
-        reporter = await self.reporter(session, turn, params.work_done_token)
+        reporter = self.reporter(session, turn, params.work_done_token)
         reporter.begin(params.prompt)
         stop: WireStopReason
         text, error = "", None
@@ -375,11 +385,14 @@ class Host:
             stop, error = "error", f"internal error: {exc}"
         finally:
             if session.stored is not None:
+                # the turn's history is written (or said to be unsaved) before it ends
+                await session.stored.flush()
                 session.stored.on_save = None  # the next turn reports to its own reporter
         if stop != "error":
             error = None
         session.usage = reporter.session_usage
         reporter.end(stop, error)
+        await reporter.settled()  # the progress's end goes out before the answer, as it did
         return SessionPromptResult(
             session_id=session.session_id,
             turn_id=turn.turn_id,
@@ -416,13 +429,19 @@ class Host:
         return await rewinding.changes(self, params)
 
     async def rewind(self, params: SessionRewindParams) -> SessionRewindResult:
-        """`ink/session/rewind` (see `editor.rewinding`)."""
-        return await rewinding.rewind_session(self, params)
+        """`ink/session/rewind` (see `editor.rewinding`); answered once its records are written."""
+        try:
+            return await rewinding.rewind_session(self, params)
+        finally:
+            await self.sessions.flush(params.session_id)
 
     # ---- compact --------------------------------------------------------------------------------
 
     async def compact(
         self, params: SessionCompactParams, *, request_id: object | None = None
     ) -> SessionCompactResult:
-        """`ink/session/compact` (see `editor.compacting`)."""
-        return await compact_session(self, params, request_id=request_id)
+        """`ink/session/compact` (see `editor.compacting`); answered once it is written."""
+        try:
+            return await compact_session(self, params, request_id=request_id)
+        finally:
+            await self.sessions.flush(params.session_id)

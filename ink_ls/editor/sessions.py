@@ -26,6 +26,7 @@ from ink_ls.sessions.store import (
     new_session_id,
     validate_session_id,
 )
+from ink_ls.sessions.writer import shared_writer
 
 TITLE_CHARS = 80
 
@@ -95,10 +96,13 @@ class SessionBook:
         self.store = store
         self.cwd = cwd
         self.live: dict[str, LiveSession] = {}
+        self.writer = shared_writer()
+        """Writes the session files off the event loop (a turn flushes before it ends)."""
 
     def new(self, prompt: str) -> LiveSession:
         """A new session titled after the prompt (stored when a store is used)."""
-        stored = self.store.create(cwd=self.cwd) if self.store is not None else None
+        store = self.store
+        stored = store.create(cwd=self.cwd, writer=self.writer) if store is not None else None
         if stored is not None:
             session_id = stored.id
         else:
@@ -123,6 +127,7 @@ class SessionBook:
             stored = self.store.open(session_id)
         except SessionError:
             raise session_not_found(session_id) from None
+        stored.writer = self.writer
         session = LiveSession(
             session_id,
             stored.title,
@@ -173,9 +178,21 @@ class SessionBook:
         if turn is not None:
             turn.controller.cancel("session closed")
             await turn.done.wait()
+        await self.flush(session_id)  # no line of it may land after the file is gone
         self.live.pop(session_id, None)
         if delete and self.store is not None:
             try:
                 self.store.delete(session_id)
             except SessionError:
                 pass  # never stored (or already gone): nothing to delete
+
+    async def flush(self, session_id: str) -> None:
+        """Wait until a live session's lines are written (no-op for others)."""
+        session = self.live.get(session_id)
+        if session is not None and session.stored is not None:
+            await session.stored.flush()
+
+    async def flush_all(self) -> None:
+        """Wait until every live session's lines are written."""
+        for session_id in list(self.live):
+            await self.flush(session_id)

@@ -10,6 +10,8 @@ answer, and its final answer reaches the editor as the task call's result.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +108,9 @@ class TurnReporter:
         self._context: tuple[int | None, int | None] = (None, None)
         self._source: str | None = None
         self._waiting: list[str] = []  # calls waiting for the user's approval, oldest first
+        self._held: list[dict[str, Any]] | None = None
+        """Progress values kept until the client has created the token (`hold_progress`)."""
+        self._creating: asyncio.Task[None] | None = None
 
     def send(self, update: SessionUpdateBody) -> None:
         params = SessionUpdateParams(
@@ -114,8 +119,38 @@ class TurnReporter:
         self._client.notify(SESSION_UPDATE, params.dump())
 
     def progress(self, value: dict[str, Any]) -> None:
-        if self._token is not None:
+        if self._token is None:
+            return
+        if self._held is not None:
+            self._held.append(value)
+        else:
             self._client.notify(PROGRESS, lsp.progress_params(self._token, value))
+
+    def hold_progress(self, created: Awaitable[bool]) -> None:
+        """The token is being created (`created` says whether the client accepted it): the
+        turn goes on meanwhile, and its progress goes out, in order, once it is accepted
+        (none if refused). LSP forbids using a token before the client created it."""
+        self._held = []
+        self._creating = asyncio.ensure_future(self._release(created))
+
+    async def _release(self, created: Awaitable[bool]) -> None:
+        accepted = await created
+        held, self._held = self._held or [], None
+        if not accepted:
+            self._token = None
+            return
+        for value in held:
+            self.progress(value)
+
+    async def settled(self) -> None:
+        """Wait until the token is created or refused (what was held has gone out)."""
+        if self._creating is not None:
+            await self._creating
+
+    @property
+    def token(self) -> str | int | None:
+        """The progress token (None once refused)."""
+        return self._token
 
     def begin(self, prompt: str) -> None:
         self.progress(lsp.progress_begin(PROGRESS_TITLE, short_line(prompt, 60)))

@@ -83,6 +83,7 @@ class McpTool(Tool[McpArgs]):
         described = remote.description or remote.title or f"The {remote.name} tool"
         self.description = f"{described}\n\n(MCP server {server.config.name}, tool {remote.name})"
         self._schema: dict[str, Any] = dict(remote.input_schema)
+        self._entry: dict[str, Any] | None = None
         # the draft the schema names (`$schema`), else 2020-12
         self._validator = validator_for(self._schema, default=Draft202012Validator)(self._schema)
 
@@ -92,6 +93,14 @@ class McpTool(Tool[McpArgs]):
 
     def parameters(self) -> dict[str, Any]:
         return copy.deepcopy(self._schema)
+
+    def schema(self) -> dict[str, Any]:
+        """The entry the model sees, made once per tool (the server's schema as announced;
+        shared by every request: read it, never change it)."""
+        if self._entry is None:
+            self._entry = {"name": self.name, "description": self.description}
+            self._entry["parameters"] = self.parameters()
+        return self._entry
 
     def validate_arguments(self, data: dict[str, Any]) -> ToolParams:
         errors = sorted(self._validator.iter_errors(data), key=lambda e: list(e.absolute_path))

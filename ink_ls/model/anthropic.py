@@ -27,9 +27,13 @@ from ink_ls.model.base import ModelRequest
 from ink_ls.model.convert import image_placeholder
 from ink_ls.model.dialect import whole_object
 from ink_ls.model.sse import SSEDecoder
-from ink_ls.model.wire import RawJSON, WireCache, dumps
+from ink_ls.model.wire import RawJSON, WireCache, dumps, encoded_tools
 
 NAME: Provider = "anthropic"
+
+
+def _tool(s: dict[str, Any]) -> dict[str, Any]:
+    return {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 16_384
 """The API requires an output limit; used when `max_tokens` is not set."""
@@ -210,10 +214,7 @@ def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
     if request.system:
         body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(CACHE)}]
     if request.tools:
-        body["tools"] = [
-            {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
-            for s in request.tools
-        ]
+        body["tools"] = encoded_tools(request.wire, NAME, request.tools, _tool)
     budget = thinking_budget(max_tokens)
     if budget is not None:
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}

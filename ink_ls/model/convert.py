@@ -23,7 +23,7 @@ from ink_ls.core.messages import (
 )
 from ink_ls.model.base import ModelRequest
 from ink_ls.model.extras import DIALECT
-from ink_ls.model.wire import RawJSON, encoded_items
+from ink_ls.model.wire import RawJSON, encoded_items, encoded_tools
 
 JSONObject = dict[str, Any]
 
@@ -132,19 +132,16 @@ def _messages(request: ModelRequest, *, vision: bool) -> list[JSONObject] | RawJ
     )
 
 
-def to_openai_tools(schemas: list[JSONObject]) -> list[JSONObject]:
+def openai_tool(s: JSONObject) -> JSONObject:
     """`{name, description, parameters}` → `{type: function, function: {…}}`."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": s["name"],
-                "description": s["description"],
-                "parameters": s["parameters"],
-            },
-        }
-        for s in schemas
-    ]
+    return {
+        "type": "function",
+        "function": {
+            "name": s["name"],
+            "description": s["description"],
+            "parameters": s["parameters"],
+        },
+    }
 
 
 def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
@@ -156,7 +153,7 @@ def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
         "stream_options": {"include_usage": True},
     }
     if request.tools:
-        body["tools"] = to_openai_tools(request.tools)
+        body["tools"] = encoded_tools(request.wire, DIALECT, request.tools, openai_tool)
     if settings.max_tokens is not None:
         body["max_tokens"] = settings.max_tokens
     return body

@@ -22,8 +22,8 @@ from ink_ls.core.messages import (
     UserMessage,
 )
 from ink_ls.model.base import ModelRequest
-from ink_ls.model.convert import image_placeholder
-from ink_ls.model.wire import RawJSON, encoded_items
+from ink_ls.model.convert import image_placeholder, openai_tool
+from ink_ls.model.wire import RawJSON, encoded_items, encoded_tools
 
 DIALECT = "ollama"
 JSONObject = dict[str, Any]
@@ -108,17 +108,7 @@ def chat_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
         "options": options,
     }
     if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": s["name"],
-                    "description": s["description"],
-                    "parameters": s["parameters"],
-                },
-            }
-            for s in request.tools
-        ]
+        body["tools"] = encoded_tools(request.wire, DIALECT, request.tools, openai_tool)
     return body
 
 

@@ -27,14 +27,26 @@ from ink_ls.model.convert import image_placeholder
 from ink_ls.model.dialect import bearer_headers, whole_object
 from ink_ls.model.responses_stream import ResponsesParser, reply_from_response
 from ink_ls.model.sse import SSEDecoder
-from ink_ls.model.wire import encoded_items
+from ink_ls.model.wire import encoded_items, encoded_tools
 
 NAME: Provider = "openai-responses"
+
 INCLUDE = ["reasoning.encrypted_content"]
 _REASONING_MODELS = re.compile(r"^(o\d|gpt-5(?!-chat)|codex)", re.IGNORECASE)
 """Models that reason: asked for a summary of it (others refuse the `reasoning` option)."""
 
 JSONObject = dict[str, Any]
+
+
+def _tool(s: JSONObject) -> JSONObject:
+    """A tool entry as Responses takes it (flat, not strict)."""
+    return {
+        "type": "function",
+        "name": s["name"],
+        "description": s["description"],
+        "parameters": s["parameters"],
+        "strict": False,
+    }
 
 
 def _image(block: ImageBlock) -> JSONObject:
@@ -142,16 +154,7 @@ def request_body(request: ModelRequest, settings: ModelSettings) -> JSONObject:
     if request.system:
         body["instructions"] = request.system
     if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": s["name"],
-                "description": s["description"],
-                "parameters": s["parameters"],
-                "strict": False,
-            }
-            for s in request.tools
-        ]
+        body["tools"] = encoded_tools(request.wire, NAME, request.tools, _tool)
     if settings.max_tokens is not None:
         body["max_output_tokens"] = settings.max_tokens
     if _REASONING_MODELS.match(settings.model):

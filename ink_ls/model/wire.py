@@ -119,6 +119,35 @@ class WireCache:
         return done.joined
 
 
+_TOOL_TEXTS: dict[tuple[str, int], tuple[JSONObject, str]] = {}
+"""(dialect key, id of a shared tool entry) → (that entry, kept so its id stays its own; the
+JSON of its wire form)."""
+_MAX_TOOL_TEXTS = 4096
+
+
+def encoded_tools(
+    cache: WireCache | None,
+    key: str,
+    schemas: Sequence[JSONObject],
+    convert: Callable[[JSONObject], JSONObject],
+) -> list[JSONObject] | RawJSON:
+    """A body's tools array: each `{name, description, parameters}` entry in the dialect's
+    shape (`convert`). Without a cache the plain list; with one, each entry's JSON is made
+    once per process and dialect (the entries are shared by every request: `Tool.schema`),
+    so a request of a new session encodes no schema again."""
+    if cache is None:
+        return [convert(entry) for entry in schemas]
+    texts = []
+    for entry in schemas:
+        known = _TOOL_TEXTS.get((key, id(entry)))
+        if known is None or known[0] is not entry:
+            if len(_TOOL_TEXTS) >= _MAX_TOOL_TEXTS:  # tools made per request: start over
+                _TOOL_TEXTS.clear()
+            known = _TOOL_TEXTS[(key, id(entry))] = (entry, dumps(convert(entry)))
+        texts.append(known[1])
+    return RawJSON(tuple(texts))
+
+
 def encoded_items(
     cache: WireCache | None,
     key: str,

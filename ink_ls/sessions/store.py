@@ -25,11 +25,12 @@ import json
 import logging
 import re
 import secrets
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -49,6 +50,9 @@ from ink_ls.core.messages import (
 )
 from ink_ls.sessions.repair import pair_tool_calls, record_lines
 from ink_ls.sessions.views import ConversationViews
+
+if TYPE_CHECKING:
+    from ink_ls.sessions.writer import SessionWriter
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +185,11 @@ class Session:
         """The checkpoint entries (turns and rewinds) recorded so far."""
         self.views = ConversationViews()
         """The conversation just before each entry (what a rewind to it continues from)."""
+        self.writer: SessionWriter | None = None
+        """Writes the lines in a thread of its own (`sessions.writer`); None: each line is
+        written before `append`, `record` or `record_compaction` returns."""
+        self._lock = threading.Lock()
+        """Held while lines are written (the writer's thread, or `save` on the caller's)."""
 
     def record(self, record: dict[str, Any]) -> None:
         """Write a checkpoint record (see `checkpoints.timeline`) and take it into account:
@@ -189,7 +198,7 @@ class Session:
         continued = replay_entry(self.timeline, self.views, self.messages, record)
         if continued is not self.messages:  # a rewind of the conversation
             self.messages[:] = continued
-        self.save()
+        self.write_soon()
 
     def append(self, message: Message) -> None:
         """Add `message` and write it as one JSONL line (with any lines still waiting)."""
@@ -204,7 +213,7 @@ class Session:
             self.totals = self.totals.add(message.usage)
         if not self._title and isinstance(message, UserMessage):
             self._title = title_of(text_of(message.content))
-        self.save()
+        self.write_soon()
 
     def record_compaction(self, compaction: Compaction) -> None:
         """Write the compaction as one line; `messages` continues from its summary."""
@@ -218,19 +227,46 @@ class Session:
         self.messages[:] = compacted_view(self.messages, compaction.summary, compaction.kept)
         self.totals = self.totals.add(compaction.usage)
         self.compactions += 1
-        self.save()
+        self.write_soon()
 
     @property
     def unsaved(self) -> int:
         """Messages recorded but not yet written."""
         return len(self._pending)
 
+    def write_soon(self) -> None:
+        """Write the waiting lines: through the writer when there is one, else now."""
+        if self.writer is not None:
+            self.writer.submit(self)
+        else:
+            self.save()
+
+    async def flush(self) -> None:
+        """Wait until the lines the writer was asked to write are written (or wait, failed)."""
+        if self.writer is not None:
+            await self.writer.flush(self)
+
     def save(self, *, creating: bool = False) -> bool:
         """Write what waits in memory; True when everything is saved. Never raises OSError
         (but `FileExistsError` when `creating` and the id is taken)."""
+        return self.saved(self.write_waiting(creating=creating))
+
+    def write_waiting(self, *, creating: bool = False, timeout: float = -1) -> str | None:
+        """Write the waiting lines (any thread); why it failed, or None (nothing is then
+        waiting). A failed write is cut back and its lines wait for the next one. `timeout`:
+        how long to wait for a write in progress elsewhere (at exit: never for ever)."""
+        if not self._lock.acquire(timeout=timeout):
+            return None
+        try:
+            return self._write_locked(creating)
+        finally:
+            self._lock.release()
+
+    def _write_locked(self, creating: bool) -> str | None:
         if not self._pending and self._header is None:
-            return self._saved(None)
-        data = "".join(([self._header] if self._header is not None else []) + self._pending)
+            return None
+        count = len(self._pending)  # lines queued meanwhile wait for the next write
+        data = "".join(([self._header] if self._header is not None else []) + self._pending[:count])
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # the header goes first, to a file that must not exist yet (ids never collide)
@@ -249,14 +285,15 @@ class Session:
         except FileExistsError:
             if creating:
                 raise
-            return self._saved(f"another session file took this id meanwhile ({self.path})")
+            return f"another session file took this id meanwhile ({self.path})"
         except OSError as exc:
-            return self._saved(f"{exc.strerror or exc} ({self.path})")
+            return f"{exc.strerror or exc} ({self.path})"
         self._header = None
-        self._pending.clear()
-        return self._saved(None)
+        del self._pending[:count]
+        return None
 
-    def _saved(self, error: str | None) -> bool:
+    def saved(self, error: str | None) -> bool:
+        """Take the outcome of a write (`write_waiting`): tell `on_save` when it changed."""
         changed = (error is None) != (self.save_error is None)
         self.save_error = error
         if changed and self.on_save is not None:
@@ -286,10 +323,17 @@ class SessionStore:
     def exists(self, session_id: str) -> bool:
         return self._path(session_id).is_file()
 
-    def create(self, session_id: str | None = None, *, cwd: Path | None = None) -> Session:
+    def create(
+        self,
+        session_id: str | None = None,
+        *,
+        cwd: Path | None = None,
+        writer: SessionWriter | None = None,
+    ) -> Session:
         """A new, empty session (its file holds only the header, created exclusively).
         `SessionExistsError` if the id is taken. When the store cannot be written the
-        session lives in memory with `save_error` set, and is saved when possible."""
+        session lives in memory with `save_error` set, and is saved when possible. With a
+        `writer` (and a fresh id, which never collides) the file is created by the writer."""
         sid = session_id if session_id is not None else new_session_id()
         path = self._path(sid)
         cwd_text = str(cwd) if cwd is not None else None
@@ -309,10 +353,15 @@ class SessionStore:
             cwd=cwd_text,
             unsaved_header=json.dumps(header, ensure_ascii=False) + "\n",
         )
+        if writer is not None and session_id is None:
+            session.writer = writer
+            session.write_soon()
+            return session
         try:
             session.save(creating=True)
         except FileExistsError:
             raise SessionExistsError(f'a session named "{sid}" already exists') from None
+        session.writer = writer
         return session
 
     def open(self, session_id: str) -> Session:

@@ -376,7 +376,20 @@ def _on_exit_signal(previous: object, signum: int, frame: FrameType | None) -> N
     _exit_now(previous, signum, frame)
 
 
+_exit_hooks: list[Callable[[], None]] = []
+"""What must still happen when an exit signal ends the process (session lines not written)."""
+
+
+def on_exit_signal(hook: Callable[[], None]) -> None:
+    """Run `hook` when SIGTERM/SIGINT/SIGHUP ends the process (with `install_exit_cleanup`),
+    before the tool processes are killed; interpreter exit runs `atexit` hooks instead."""
+    _exit_hooks.append(hook)
+
+
 def _exit_now(previous: object, signum: int, frame: FrameType | None) -> None:
+    for hook in list(_exit_hooks):
+        with contextlib.suppress(Exception):  # the exit goes on whatever a hook does
+            hook()
     kill_all_tracked()
     _output.remove_log_dir()
     if callable(previous):

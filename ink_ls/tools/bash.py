@@ -29,6 +29,7 @@ from ink_ls.core.tool import (
     ToolParams,
     ToolResult,
     schema_of,
+    shared_schema,
     short_line,
     text_arg,
 )
@@ -189,6 +190,11 @@ class BashTool(Tool[BashParams]):
     def parameters(self) -> dict[str, Any]:
         """The schema; with the sandbox on, it has `sandbox` too."""
         return schema_of(self._params())
+
+    def schema(self) -> dict[str, Any]:
+        """The shared entry of the schema in force (`parameters`): read per request, so a
+        sandbox turned on after the registry was built shows in the next request."""
+        return shared_schema(self.name, self.description, self._params())
 
     def validate_arguments(self, data: dict[str, Any]) -> BashParams:
         return self._params().model_validate(data)

@@ -16,6 +16,7 @@ from ink_ls.tools._process import (
     ensure_watchdog,
     install_exit_cleanup,
     kill_all_tracked,
+    on_exit_signal,
 )
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "KillReport",
     "install_exit_cleanup",
     "kill_all_tracked",
+    "on_exit_signal",
     "run_captured",
     "watched_env",
 ]

@@ -25,7 +25,11 @@ async def test_create_resume_list_delete(tmp_path: Path) -> None:
     assert session.stored is not None and session.title == "remember 42"
     session.stored.append(user_text("remember 42"))
     session.stored.append(AssistantMessage(text="ok"))
-    SessionBook(store, other).new("elsewhere")  # another workspace's session
+    other_book = SessionBook(store, other)
+    elsewhere = other_book.new("elsewhere")  # another workspace's session
+    # the book's sessions are written off the event loop: a turn flushes before it ends
+    await book.flush(session.session_id)
+    await other_book.flush(elsewhere.session_id)
 
     fresh = SessionBook(store, ws)  # a new server process
     (info,) = fresh.infos()
