@@ -278,7 +278,9 @@ async def main() -> None:
     print(f"prompt -> tool running, {opts.runs} prompts each (ms; ours: p50 <= 3, p99 <= 6)")
     for s in runs:
         report(s)
-    print(f"  {'floor: raw HTTP, new connection':32} {pct(fresh, 0.5):9.1f} {pct(fresh, 0.99):6.1f}")
+    print(
+        f"  {'floor: raw HTTP, new connection':32} {pct(fresh, 0.5):9.1f} {pct(fresh, 0.99):6.1f}"
+    )
     print(f"  {'floor: raw HTTP, kept alive':32} {pct(kept, 0.5):9.1f} {pct(kept, 0.99):6.1f}")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -81,9 +82,16 @@ def _git_binary() -> str:
     return found
 
 
+@functools.lru_cache(maxsize=64)
+def _real(workspace: Path) -> str:
+    """The workspace root with its links resolved, once per process: every turn opens its
+    store, and a root does not move while it is served (a deep path cost a dozen lstats)."""
+    return os.path.realpath(workspace)
+
+
 def store_for(workspace: Path, state: Path) -> Path:
     """The repository directory of `workspace` under `state`: `<name>-<hash of its path>`."""
-    real = os.path.realpath(workspace)
+    real = _real(workspace)
     digest = hashlib.sha256(real.encode()).hexdigest()[:16]
     name = "".join(c if c.isalnum() or c in "._-" else "_" for c in Path(real).name)[:40]
     return state / "checkpoints" / f"{name or 'root'}-{digest}"
@@ -94,7 +102,7 @@ class ShadowRepo:
     process at a time changes the shared index (`locked`)."""
 
     def __init__(self, workspace: Path, root: Path, *, max_file_bytes: int) -> None:
-        self.workspace = Path(os.path.realpath(workspace))
+        self.workspace = Path(_real(workspace))
         self.root = root
         self.git_dir = root / "git"
         self.index = root / "index"

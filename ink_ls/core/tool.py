@@ -287,9 +287,7 @@ def schema_of(params_model: type[ToolParams]) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=4096)
-def shared_schema(
-    name: str, description: str, params_model: type[ToolParams]
-) -> dict[str, Any]:
+def shared_schema(name: str, description: str, params_model: type[ToolParams]) -> dict[str, Any]:
     """`{name, description, parameters}` of a tool whose schema is `params_model`'s, made once
     per process and shared by every request of every session (a burst of new sessions built
     it again for each request: copies of every schema, then their JSON). Read it, never

@@ -39,7 +39,9 @@ class CompactingHost(Protocol):
     @property
     def settings(self) -> InkSettings: ...
 
-    def reporter(self, session: LiveSession, turn: Turn, given: str | int | None) -> TurnReporter: ...
+    def reporter(
+        self, session: LiveSession, turn: Turn, given: str | int | None
+    ) -> TurnReporter: ...
 
     def front(
         self,

@@ -34,6 +34,8 @@ NAME: Provider = "anthropic"
 
 def _tool(s: dict[str, Any]) -> dict[str, Any]:
     return {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
+
+
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 16_384
 """The API requires an output limit; used when `max_tokens` is not set."""

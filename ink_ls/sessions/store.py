@@ -190,6 +190,9 @@ class Session:
         written before `append`, `record` or `record_compaction` returns."""
         self._lock = threading.Lock()
         """Held while lines are written (the writer's thread, or `save` on the caller's)."""
+        self.write_queued = False
+        """A write job for this session waits for the writer's thread (it takes every line
+        queued before it starts)."""
 
     def record(self, record: dict[str, Any]) -> None:
         """Write a checkpoint record (see `checkpoints.timeline`) and take it into account:

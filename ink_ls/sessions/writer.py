@@ -43,8 +43,11 @@ class SessionWriter:
         except RuntimeError:
             session.save()
             return
+        if session.write_queued:  # the job waiting for the thread takes this line too
+            return
+        session.write_queued = True
         self._sessions.add(session)
-        job = loop.run_in_executor(self._pool, session.write_waiting)
+        job = loop.run_in_executor(self._pool, _write, session)
         job.add_done_callback(lambda done: session.saved(_outcome(done)))
         self._last[session] = job
 
@@ -69,6 +72,12 @@ def shared_writer() -> SessionWriter:
     if _shared is None:
         _shared = SessionWriter()
     return _shared
+
+
+def _write(session: Session) -> str | None:
+    # lines queued from here on may be missed by this job: they queue a job of their own
+    session.write_queued = False
+    return session.write_waiting()
 
 
 def _outcome(job: asyncio.Future[str | None]) -> str | None:

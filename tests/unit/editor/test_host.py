@@ -138,6 +138,78 @@ async def test_a_turn_ends_with_turn_end_then_progress_end(tmp_path: Path) -> No
     assert client.notes[-1][1]["token"] == created["token"]
 
 
+class SlowProgressClient(Client):
+    """A client that answers `window/workDoneProgress/create` only when the test says so
+    (or refuses it), and notes what it saw meanwhile."""
+
+    def __init__(self, *, refuse: bool = False) -> None:
+        super().__init__()
+        self.answer = asyncio.Event()
+        self.refuse = refuse
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        self.requests.append((method, params))
+        await self.answer.wait()
+        if self.refuse:
+            raise RuntimeError("no progress here")
+        return None
+
+
+class Gated(Script):
+    """A `Script` that tells when the request reached it and lets the test release it."""
+
+    def __init__(self, *replies: AssistantMessage) -> None:
+        super().__init__(*replies)
+        self.reached = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def stream(
+        self, request: ModelRequest, signal: CancelSignal
+    ) -> AsyncIterator[StreamItem]:
+        self.reached.set()
+        await self.release.wait()
+        async for item in super().stream(request, signal):
+            yield item
+
+
+@pytest.mark.parametrize("refuse", [False, True])
+async def test_the_model_request_does_not_wait_for_the_progress_token(
+    tmp_path: Path, refuse: bool
+) -> None:
+    model = Gated(AssistantMessage(text="hello"))
+    host, _ = make_host(tmp_path, model)
+    client = SlowProgressClient(refuse=refuse)
+    host.client = client
+    turn = asyncio.ensure_future(host.prompt(params()))
+    await asyncio.wait_for(model.reached.wait(), 10)  # the request went out unanswered
+    assert [m for m, _ in client.requests] == [methods.PROGRESS_CREATE]
+    assert client.progress() == []  # no progress before the client created the token
+    client.answer.set()
+    model.release.set()
+    result = await asyncio.wait_for(turn, 10)
+    assert result.stop_reason == "end_turn"
+    if refuse:
+        assert client.progress() == []
+    else:
+        assert [v["kind"] for v in client.progress()] == ["begin", "end"]
+        assert client.notes[-1][0] == methods.PROGRESS  # end after turn_end, as before
+
+
+async def test_a_turn_ends_only_once_its_progress_has_ended(tmp_path: Path) -> None:
+    """A client that answers the create only after the model did: begin and end still go out,
+    in order, before the prompt's answer."""
+    host, _ = make_host(tmp_path, Script(AssistantMessage(text="quick")))
+    client = SlowProgressClient()
+    host.client = client
+    turn = asyncio.ensure_future(host.prompt(params()))
+    for _ in range(50):  # let the turn run as far as it can without the client's answer
+        await asyncio.sleep(0)
+    assert not turn.done()
+    client.answer.set()
+    await asyncio.wait_for(turn, 10)
+    assert [v["kind"] for v in client.progress()] == ["begin", "end"]
+
+
 async def test_stop_reason_mapping(tmp_path: Path) -> None:
     host, _ = make_host(tmp_path, Script(AssistantMessage(text="cut", stop_reason="max_tokens")))
     assert (await host.prompt(params())).stop_reason == "max_tokens"
