@@ -10,7 +10,6 @@ streams); a cleartext endpoint gets HTTP/1.1, one connection per request in flig
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import ssl
 from collections.abc import AsyncIterator
@@ -26,11 +25,12 @@ PER_SHARD = 16
 """Requests in flight per small pool: the scan stays short, and few pools serve a burst."""
 
 
-def _offers_h2(url: str) -> bool:
-    """Whether pools for `url` offer HTTP/2: only over TLS (where ALPN negotiates it; httpx
-    speaks HTTP/1.1 to a cleartext endpoint either way), and only when `h2` is installed.
-    Looked up, not imported: httpx imports it with the first TLS pool, a cleartext run never."""
-    return url.startswith("https:") and importlib.util.find_spec("h2") is not None
+def _has_h2() -> bool:
+    try:
+        import h2  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def raise_fd_limit() -> None:
@@ -69,7 +69,7 @@ class ShardedClient:
         self._shards: list[httpx.AsyncClient] = []
         self._load: list[int] = []
         self._ssl: ssl.SSLContext | None = None
-        self._http2 = _offers_h2(url)
+        self._http2 = _has_h2()
 
     @property
     def shards(self) -> int:
