@@ -42,6 +42,4 @@ def test_the_rename_permission_shows_a_diff_per_file(
         assert block["newText"] == originals[name].replace("greet", "salute")
     assert [loc["path"] for loc in asked["locations"]] == files
     for name in names:
-        assert (workspace / "pkg" / name).read_text() == originals[name].replace(
-            "greet", "salute"
-        )
+        assert (workspace / "pkg" / name).read_text() == originals[name].replace("greet", "salute")

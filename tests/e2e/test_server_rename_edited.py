@@ -112,7 +112,7 @@ async def test_the_users_versions_of_two_files_land_and_the_model_sees_each_diff
         "--- main.py (your proposal)\n+++ main.py (written)\n@@ -1,3 +1,3 @@\n"
         " from util import salute\n \n-x = salute('w')\n+x = salute('world')\n"
     ) in output
-    assert '--- util.py (your proposal)\n+++ util.py (written)\n' in output
+    assert "--- util.py (your proposal)\n+++ util.py (written)\n" in output
     assert '+    """Say it."""\n' in output
     assert "other.py (your proposal)" not in output
     assert output.endswith("Read those files again before changing them further.")

@@ -55,7 +55,5 @@ def test_a_rename_edited_in_neovims_review(tmp_path: Path) -> None:
         "hold their version, not yours (the other files are as you proposed)."
     ), result
     assert '-    return salute("world")\n+    return salute("everyone")\n' in result
-    assert (
-        '-    """Say hello to someone."""\n+    """Greet someone, politely."""\n' in result
-    )
+    assert '-    """Say hello to someone."""\n+    """Greet someone, politely."""\n' in result
     assert "pkg/other.py (your proposal)" not in result
