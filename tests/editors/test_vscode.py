@@ -28,6 +28,7 @@ import pytest
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
 from tests.editors import _vscode_intel as intel
+from tests.editors import _vscode_renames as renames
 from tests.editors._procs import kill_tagged
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
@@ -98,6 +99,7 @@ _STEPS: dict[str, list[Reply]] = {
         tool("bash", {"command": "echo done > json-done.txt"}),
     ],
     **intel.STEPS,
+    **renames.STEPS,
 }
 
 _DONE = [{"content": "read plan.txt", "status": "completed"}]
@@ -335,6 +337,7 @@ WORKBENCH_CASES = [
     "rewind: the open buffer follows the agent's change; an unsaved edit is a conflict, kept",
     "review: the turn's files open in the multi-file review; a hunk reverted there is reverted "
     "on disk",
+    *renames.CASES,
 ]
 
 
@@ -411,6 +414,7 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
     )
     intel.check(model, out)
     _assert_review_cases(workspace, model)
+    renames.check(model)
 
 
 def _assert_review_cases(workspace: Path, model: FakeModelServer) -> None:

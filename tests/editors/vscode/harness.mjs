@@ -149,6 +149,12 @@ export function waitForFile(file, pred, timeout = 20000) {
       watcher.close();
       reject(new Error(`timed out waiting for ${file}`));
     }, timeout);
+    // the file may have been (re)written between the first look and the watch: look again
+    if (check()) {
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    }
   });
 }
 

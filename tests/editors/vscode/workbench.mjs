@@ -20,6 +20,7 @@ import {
 import { intelCases } from './intel_cases.mjs';
 import { panelCases } from './panel_cases.mjs';
 import { planCases } from './plan_cases.mjs';
+import { renameCases } from './rename_cases.mjs';
 import { reviewCases } from './review_cases.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
@@ -278,6 +279,7 @@ panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
 intelCases({ page: () => page, test, workspace });
 planCases({ page: () => page, test, workspace, tmp, shots });
 reviewCases({ page: () => page, test, workspace, shots });
+renameCases({ page: () => page, test, workspace, shots });
 
 let failed = 0;
 try {
