@@ -28,6 +28,7 @@ import pytest
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
 from tests.editors import _vscode_intel as intel
+from tests.editors import _vscode_intel2 as intel2
 from tests.editors import _vscode_renames as renames
 from tests.editors._procs import kill_tagged
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
@@ -99,6 +100,7 @@ _STEPS: dict[str, list[Reply]] = {
         tool("bash", {"command": "echo done > json-done.txt"}),
     ],
     **intel.STEPS,
+    **intel2.STEPS,
     **renames.STEPS,
 }
 
@@ -331,6 +333,7 @@ WORKBENCH_CASES = [
     "panel: a past session is resumed after reloading the window",
     "the diagnostics of an edit reach the model (built-in JSON language features)",
     *intel.CASES,
+    *intel2.CASES,
     "plan: the mode switch offers Plan; nothing changes before the approval, the same turn "
     "changes the file after it; the to-do checklist updates in place",
     "review: an edited proposal is what lands (the model is told)",
@@ -413,6 +416,7 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         panel_prompt
     )
     intel.check(model, out)
+    intel2.check(model, out)
     _assert_review_cases(workspace, model)
     renames.check(model)
 
