@@ -7,7 +7,10 @@ the first and the last answer, the server's CPU seconds, its peak RSS and open f
 baselines in the same run: the raw httpx client, N concurrent requests through the pools the
 server uses (`ink_ls.model.pool`) and, with `--old`, through one default `httpx.AsyncClient`
 (the old design: minutes of CPU); with `--h2`, one cleartext HTTP/2 connection (hypercorn);
-with `--against DIR`, the same burst through the server of another checkout (e.g. main's).
+with `--against DIR`, the same burst through the server of another checkout (e.g. main's);
+with `--tls`, the server's burst again against an HTTPS endpoint (hypercorn, a certificate of a
+throwaway CA that the server trusts through `SSL_CERT_FILE`), where ALPN picks HTTP/2 as with a
+real provider; the model's count says which HTTP version each request came in.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +56,34 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class Tls:
+    """A certificate for 127.0.0.1 (`pem`: key and chain) and the CA that signed it."""
+
+    pem: Path
+    ca: Path
+
+    @classmethod
+    def make(cls, directory: Path) -> Tls:
+        import trustme
+
+        ca = trustme.CA()
+        tls = cls(directory / "server.pem", directory / "ca.pem")
+        ca.issue_cert("127.0.0.1").private_key_and_cert_chain_pem.write_to_path(str(tls.pem))
+        ca.cert_pem.write_to_path(str(tls.ca))
+        return tls
+
+
 @asynccontextmanager
 async def model_server(
-    delay: float, *, h2: bool = False, dispatch: bool = False
+    delay: float, *, h2: bool = False, tls: Tls | None = None, dispatch: bool = False
 ) -> AsyncIterator[str]:
     """The slow model in a process of its own (`dispatch`: the scripted read call at once);
     yields its base URL."""
     port = free_port()
     args = [str(REPO / "bench" / "burst_model.py"), "--port", str(port), "--delay", str(delay)]
     args += ["--h2"] if h2 else []
+    args += ["--tls", str(tls.pem)] if tls is not None else []
     args += ["--dispatch"] if dispatch else []
     proc = await asyncio.create_subprocess_exec(
         sys.executable, *args, stdout=asyncio.subprocess.PIPE
@@ -68,7 +91,7 @@ async def model_server(
     assert proc.stdout is not None
     await asyncio.wait_for(proc.stdout.readline(), 30)
     try:
-        yield f"http://127.0.0.1:{port}/v1"
+        yield f"{'http' if tls is None else 'https'}://127.0.0.1:{port}/v1"
     finally:
         proc.terminate()
         await proc.wait()
@@ -150,12 +173,15 @@ async def server_burst(
     env_extra: dict[str, str],
     profile: str | None = None,
     checkout: Path = REPO,
+    tls: Tls | None = None,
 ) -> None:
-    async with model_server(delay) as base:
+    async with model_server(delay, tls=tls) as base:
         with tempfile.TemporaryDirectory() as tmp:
             ws = Path(tmp) / "ws"
             ws.mkdir()
             env = server_env(base, Path(tmp) / "state") | env_extra | {"PYTHONPATH": str(checkout)}
+            if tls is not None:
+                env["SSL_CERT_FILE"] = str(tls.ca)
             run = ("-m", "ink_ls") if profile is None else ("-c", PROFILED.format(path=profile))
             python = checkout / ".venv" / "bin" / "python"
             proc = await asyncio.create_subprocess_exec(
@@ -173,13 +199,15 @@ async def server_burst(
             init = {"processId": os.getpid(), "rootUri": ws.as_uri(), "capabilities": {}}
             await lsp.request("initialize", init | {"initializationOptions": {"ink": options}})
             lsp.notify("initialized", {})
-            await measure(lsp, proc.pid, n, base, checkout)
+            await measure(lsp, proc.pid, n, base, checkout, tls)
             await lsp.request("shutdown", None)
             lsp.notify("exit", None)
             await proc.wait()
 
 
-async def measure(lsp: LspClient, pid: int, n: int, base: str, checkout: Path) -> None:
+async def measure(
+    lsp: LspClient, pid: int, n: int, base: str, checkout: Path, tls: Tls | None
+) -> None:
     cpu0, fds0, rss0 = cpu_seconds(pid), open_files(pid), rss_mib(pid)
     peak_fds = fds0
     times: list[float] = []
@@ -196,12 +224,16 @@ async def measure(lsp: LspClient, pid: int, n: int, base: str, checkout: Path) -
         await asyncio.wait(tasks, timeout=0.1)
     answers = [t.result() for t in tasks]
     cpu = cpu_seconds(pid) - cpu0
-    async with httpx.AsyncClient() as http:
-        answered = (await http.get(base + "/count")).json()["answered"]
+    async with httpx.AsyncClient(verify=str(tls.ca) if tls else True) as http:
+        count = (await http.get(base + "/count")).json()
+    answered = count["answered"]
     ended = sum(1 for a in answers if a.get("stopReason") == "end_turn")
     sessions = len({a.get("sessionId") for a in answers})
     once = ended == n and sessions == n and answered == n
     where = "" if checkout == REPO else f" (the server of {checkout})"
+    if tls is not None:
+        versions = ", ".join(f"HTTP/{v}: {k}" for v, k in count["versions"].items())
+        where += f" against HTTPS ({versions})"
     print(f"ink-ls --stdio{where}, {n} new sessions prompted at once, default settings:")
     print(
         f"  answered: {ended} of {n} end_turn, {sessions} distinct sessions, "
@@ -223,6 +255,9 @@ async def main() -> None:
     parser.add_argument("--delay", type=float, default=1.0)
     parser.add_argument("--old", action="store_true", help="also the old single pool (slow)")
     parser.add_argument("--h2", action="store_true", help="also HTTP/2 against hypercorn")
+    parser.add_argument(
+        "--tls", action="store_true", help="also the server's burst against an HTTPS endpoint"
+    )
     parser.add_argument("--limit", type=int, default=None, help="maxConcurrentRequests")
     parser.add_argument("--profile", help="write the server's cProfile here")
     parser.add_argument("--no-baseline", action="store_true", help="the server's burst only")
@@ -236,6 +271,10 @@ async def main() -> None:
         await baselines(opts.sessions, opts.delay, opts.old, opts.h2)
     extra = {"INK_MAX_CONCURRENT_REQUESTS": str(opts.limit)} if opts.limit else {}
     await server_burst(opts.sessions, opts.delay, extra, opts.profile)
+    if opts.tls:
+        with tempfile.TemporaryDirectory() as tmp:
+            tls = Tls.make(Path(tmp))
+            await server_burst(opts.sessions, opts.delay, extra, tls=tls)
     if opts.against is not None:
         await server_burst(opts.sessions, opts.delay, extra, checkout=opts.against.resolve())
 

@@ -6,9 +6,11 @@ each such request arrived and when its reply was written (`time.perf_counter`, t
 clock every process shares) and a GET of `/times` returns the last pair.
 
 Two servers of the same answer: a lean asyncio HTTP/1.1 one (keep-alive, little CPU of its
-own, so the bench measures the client) and an ASGI app under hypercorn for cleartext HTTP/2
-(prior knowledge). Run as a process of its own (`python bench/burst_model.py --port P`), so its
-CPU is not the client's; it prints `ready` once it listens.
+own, so the bench measures the client) and an ASGI app under hypercorn for HTTP/2: cleartext
+(prior knowledge), or over TLS with `--tls CERT_AND_KEY_PEM` (ALPN, as a real endpoint).
+`GET /count` answers how many chat requests were answered, by HTTP version. Run as a process
+of its own (`python bench/burst_model.py --port P`), so its CPU is not the client's; it prints
+`ready` once it listens.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class SlowModel:
 
     def __init__(self, delay: float) -> None:
         self.delay = delay
+        self.versions: dict[str, int] = {}
+        """Chat requests answered, by HTTP version ("1.1", "2")."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -47,7 +51,15 @@ class SlowModel:
             return
         while (await receive()).get("more_body"):
             pass
+        if scope["method"] == "GET":
+            answered = sum(self.versions.values())
+            body = json.dumps({"answered": answered, "versions": self.versions}).encode()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": body})
+            return
         await asyncio.sleep(self.delay)
+        version = scope["http_version"]
+        self.versions[version] = self.versions.get(version, 0) + 1
         headers = [(b"content-type", b"text/event-stream")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         body = _chunk({"role": "assistant", "content": "done"}) + _chunk({}, "stop")
@@ -142,7 +154,7 @@ async def serve_http1(delay: float, port: int, dispatch: bool = False) -> None:
         await server.serve_forever()
 
 
-async def serve(delay: float, port: int) -> None:
+async def serve(delay: float, port: int, tls: str | None = None) -> None:
     from hypercorn.asyncio import serve as hyper_serve
     from hypercorn.config import Config
 
@@ -151,6 +163,8 @@ async def serve(delay: float, port: int) -> None:
     config.backlog = 4096  # a burst of new connections is not dropped by a short listen queue
     config.h2_max_concurrent_streams = 4096
     config.keep_alive_timeout = 60
+    if tls is not None:
+        config.certfile = config.keyfile = tls
     config.loglevel = "WARNING"
     config.accesslog = None
     config.errorlog = None
@@ -169,11 +183,12 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=1.0)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--h2", action="store_true", help="hypercorn (HTTP/1.1 and h2c)")
+    parser.add_argument("--tls", help="hypercorn over TLS with this PEM (key and certificate)")
     parser.add_argument("--dispatch", action="store_true", help="a read call at once")
     opts = parser.parse_args()
     try:
-        if opts.h2:
-            asyncio.run(serve(opts.delay, opts.port))
+        if opts.h2 or opts.tls:
+            asyncio.run(serve(opts.delay, opts.port, opts.tls))
         else:
             asyncio.run(serve_http1(opts.delay, opts.port, opts.dispatch))
     except KeyboardInterrupt:

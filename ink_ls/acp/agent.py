@@ -47,9 +47,9 @@ from ink_ls.acp.updates import UpdateMapper, describer, prompt_blocks
 from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.events import OUTCOMES, AgentEvent
 from ink_ls.agent.factory import AgentFactory
-from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, TurnBuilder
+from ink_ls.agent.user_turn import PlanApproval, run_turn
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.messages import UserMessage, text_of
 from ink_ls.core.signal import CancelController

@@ -6,7 +6,7 @@ seen), changes are approved with `session/request_permission` (the diff shown) a
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -68,8 +68,9 @@ class ClientFiles:
         return response.content
 
 
-AskChange = Callable[[Path, str | None, str, str, str], Awaitable[Choice | None]]
-"""(path, old text, new text, tool name, tool call id) → the user's choice (None: dismissed)."""
+AskChange = Callable[[Sequence[ProposedChange]], Awaitable[Choice | None]]
+"""The files of one change (a rename: several, one decision) → the user's choice (None:
+dismissed)."""
 
 
 class ClientChanges:
@@ -86,9 +87,7 @@ class ClientChanges:
         self._session_id = session_id
 
     async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
-        return await self._ask(
-            change.path, change.old_text, change.new_text, change.tool_name, change.tool_call_id
-        )
+        return await self._ask(change.all_files)
 
     async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:
         signal.raise_if_cancelled()

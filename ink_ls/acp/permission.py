@@ -5,8 +5,7 @@ to save), reject; and a plan's "Approve and continue in Ask / Auto"."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from acp import text_block, tool_content, tool_diff_content
@@ -20,6 +19,7 @@ from acp.schema import (
 
 from ink_ls.acp.outbox import Outbox
 from ink_ls.agent.approval import ApprovalQuestion, Choice
+from ink_ls.agent.writes import ProposedChange
 from ink_ls.core.signal import CancelSignal
 
 OPTIONS = [
@@ -126,18 +126,21 @@ class Permissions:
             project=bool(question.project_rules),
         )
 
-    async def change(
-        self, path: Path, old_text: str | None, new_text: str, tool_name: str, tool_call_id: str
-    ) -> Choice | None:
-        """The writer's question: this change, shown as a diff."""
-        verb = "Create" if old_text is None else "Edit"
+    async def change(self, changes: Sequence[ProposedChange]) -> Choice | None:
+        """The writer's question: one change, shown as a diff per file (a rename's files
+        under one decision)."""
+        first = changes[0]
+        if len(changes) > 1:
+            title = f"Edit {len(changes)} files: {', '.join(str(c.path) for c in changes)}"
+        else:
+            title = f"{'Create' if first.old_text is None else 'Edit'} {first.path}"
         return await self._ask(
             ToolCallUpdate(
-                tool_call_id=tool_call_id,
-                title=f"{verb} {path}",
+                tool_call_id=first.tool_call_id,
+                title=title,
                 kind="edit",
                 status="pending",
-                content=[tool_diff_content(str(path), new_text, old_text)],
-                locations=[ToolCallLocation(path=str(path))],
+                content=[tool_diff_content(str(c.path), c.new_text, c.old_text) for c in changes],
+                locations=[ToolCallLocation(path=str(c.path)) for c in changes],
             )
         )

@@ -147,6 +147,8 @@ class WarningEvent(BaseModel):
     """Something the user must know that does not stop the run, with what to do about it
     (e.g. the server runs the model with a window smaller than the prompt)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["warning"] = "warning"
     message: str
 
@@ -209,6 +211,8 @@ class InstructionsInfo(BaseModel):
 class HookRunEvent(BaseModel):
     """A hook of the user's settings started (`phase` start) or ended, with its outcome."""
 
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["hook"] = "hook"
     phase: Literal["start", "end"]
     event: str
@@ -234,6 +238,8 @@ class ModelQueueEvent(BaseModel):
     """The turn's model request waits for a slot of the endpoint's request limit, `ahead`
     requests before it; `ahead` None: it left the queue and goes out now."""
 
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["model_queue"] = "model_queue"
     ahead: int | None = None
 
@@ -241,6 +247,8 @@ class ModelQueueEvent(BaseModel):
 class UsageEvent(BaseModel):
     """The tokens of one model reply of a `task` call's sub-agent (forwarded in place of its
     `message_end`, which would read as the parent's own message), so totals count them."""
+
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["usage"] = "usage"
     usage: Usage

@@ -163,8 +163,6 @@ class AgentFactory:
         settings files' `lsp` section, else a known server found); none without either.
         Servers start on first use and are shared by every turn of the process."""
         from ink_ls.langserver.pool import LanguageServers  # pygls loads only here
-        from ink_ls.tools.lsp import LspTool
-        from ink_ls.tools.lsp_answers import Answerers
 
         if self._language_servers is None:
             self._language_servers = LanguageServers()
@@ -172,6 +170,10 @@ class AgentFactory:
         chain = [intel for intel in (editor, servers) if intel is not None]
         if not chain:
             return []
+        # the tool's modules (and its parameter model) load only where it is offered
+        from ink_ls.tools.lsp import LspTool
+        from ink_ls.tools.lsp_answers import Answerers
+
         return [LspTool(chain[0] if len(chain) == 1 else Answerers(*chain))]
 
     async def close_language_servers(self) -> None:

@@ -2,7 +2,7 @@
 
 Read from `.ink/commands/*.md`, `.claude/commands/*.md`, `.github/prompts/*.prompt.md` and
 `.gemini/commands/*.toml` in the workspace, then the same under the home directory; applied
-once where every front end starts a turn (`plan_mode.run_turn`).
+once where every front end starts a turn (`user_turn.run_turn`).
 """
 
 from __future__ import annotations

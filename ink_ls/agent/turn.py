@@ -146,7 +146,7 @@ class PreparedTurn:
     composer: Composer = field(default_factory=lambda: Composer(Path.cwd()))
     """Makes the user message of what was typed (prompt files, @-mentions, context)."""
     rewind: Rewinder | None = None
-    """The front end's `/rewind` (`plan_mode.run_turn` runs the built-ins)."""
+    """The front end's `/rewind` (`user_turn.run_turn` runs the built-ins)."""
 
 
 class TurnBuilder:

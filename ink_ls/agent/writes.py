@@ -10,7 +10,7 @@ the approval timeout are the session's `ApprovalGate`'s, shared with command app
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -33,8 +33,14 @@ class ProposedChange:
     tool_call_id: str
     project_rules: tuple[str, ...] = ()
     """What "always in this project" saves for it (`Edit(./path)`); empty: not offered."""
-    together: tuple[Path, ...] = ()
-    """The other files changed with it under the same decision (a rename)."""
+    together: tuple[ProposedChange, ...] = ()
+    """The other files' changes under the same decision (a rename): its question shows them
+    all."""
+
+    @property
+    def all_files(self) -> tuple[ProposedChange, ...]:
+        """This change and those made with it, in order."""
+        return (self, *self.together)
 
 
 @runtime_checkable
@@ -43,9 +49,10 @@ class BatchChannel(Protocol):
 
     async def apply_together(
         self, changes: Sequence[ProposedChange], *, approved: bool, signal: CancelSignal
-    ) -> None:
+    ) -> dict[Path, str]:
         """Make all `changes` (reviewed together unless `approved`); raises
-        `ChangeRejectedError` when refused, then none is made."""
+        `ChangeRejectedError` when refused, then none is made. Returns the files where the
+        user's version landed instead (they edited the proposal): path → its text."""
         ...
 
 
@@ -143,22 +150,17 @@ class PolicyWriter:
         tool_name: str,
         tool_call_id: str,
         signal: CancelSignal,
-    ) -> None:
-        """Several files' changes under one decision: one question (naming every file), or
-        one review of them all in an editor that reviews `applyEdit`; none is made when it
-        is refused."""
+    ) -> dict[Path, str]:
+        """Several files' changes under one decision: one question (showing every file's
+        diff), or one review of them all in an editor that reviews `applyEdit`; none is made
+        when it is refused. Returns the files the user edited while reviewing (their text)."""
         gate = self._gate_for_changes()
-        paths = tuple(c.path for c in changes)
+        alone = [
+            ProposedChange(c.path, c.old_text, c.new_text, tool_name, tool_call_id) for c in changes
+        ]
         proposed = [
-            ProposedChange(
-                c.path,
-                c.old_text,
-                c.new_text,
-                tool_name,
-                tool_call_id,
-                together=tuple(p for p in paths if p != c.path),
-            )
-            for c in changes
+            replace(c, together=tuple(o for o in alone if o is not alone[i]))
+            for i, c in enumerate(alone)
         ]
         approved = gate.mode == "auto" or tool_call_id in gate.granted
         key = f"{tool_name}:change"
@@ -167,10 +169,13 @@ class PolicyWriter:
             await self._ask(proposed[0], key, signal)
             approved = True  # the one answer covers every file
         if isinstance(channel, BatchChannel):
-            await channel.apply_together(proposed, approved=approved, signal=signal)
-            return
+            return await channel.apply_together(proposed, approved=approved, signal=signal)
+        landed: dict[Path, str] = {}
         for change in proposed:
-            await channel.apply(change, approved=approved, signal=signal)
+            text = await channel.apply(change, approved=approved, signal=signal)
+            if text is not None and text != change.new_text:
+                landed[change.path] = text
+        return landed
 
     def _gate_for_changes(self) -> ApprovalGate:
         """The gate, refusing at once in a mode that changes no file."""

@@ -39,8 +39,9 @@ LOCAL_FILE = ".ink/settings.local.json"
 
 
 class _Section(BaseModel):
-    # other keys of a Claude Code settings file (additionalDirectories, …) are not ours
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    # other keys of a Claude Code settings file (additionalDirectories, …) are not ours;
+    # validators are built with the first settings file read, not with the import
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
 
 class PermissionsSection(_Section):

@@ -204,7 +204,10 @@ class BatchWriter(Protocol):
         tool_name: str,
         tool_call_id: str,
         signal: CancelSignal,
-    ) -> None: ...
+    ) -> dict[Path, str]:
+        """The files where the user's version landed instead of the proposal (they edited
+        it while reviewing): path → the text the file now holds. Empty: all as proposed."""
+        ...
 
 
 class DiskFiles:

@@ -15,8 +15,8 @@ from typing import Literal
 from ink_ls.agent.approval import ApprovalGate, WaitInterruptedError, wait_answer
 from ink_ls.agent.events import OUTCOMES
 from ink_ls.agent.factory import AgentFactory
-from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.turn import FrontEnd, TurnBuilder
+from ink_ls.agent.user_turn import PlanApproval, run_turn
 from ink_ls.agent.writes import ChangeChannel, DiskChannel
 from ink_ls.core.config import ModelSettings
 from ink_ls.core.signal import CancelController

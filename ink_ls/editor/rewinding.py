@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from ink_ls.agent.builtins import Rewinder
 from ink_ls.checkpoints.recorder import open_repo
@@ -24,7 +25,8 @@ from ink_ls.checkpoints.rewind import (
     rewind,
 )
 from ink_ls.checkpoints.shadow import ShadowError
-from ink_ls.editor.documents import end_position, path_to_uri
+from ink_ls.editor.client import ClientFeatures, EditorClient
+from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri
 from ink_ls.protocol import lsp
 from ink_ls.protocol.checkpoints import wire_checkpoint, wire_checkpoints
 from ink_ls.protocol.errors import InkErrorCode, InkRequestError, session_busy
@@ -40,11 +42,26 @@ from ink_ls.protocol.models import (
 from ink_ls.sessions.rewind_command import run_rewind
 
 if TYPE_CHECKING:
-    from ink_ls.editor.host import Host
-    from ink_ls.editor.sessions import LiveSession
+    from ink_ls.editor.sessions import LiveSession, SessionBook
+    from ink_ls.editor.settings import InkSettings
     from ink_ls.sessions.store import Session
 
 log = logging.getLogger(__name__)
+
+
+class Host(Protocol):
+    """What a rewind needs of the editor's host (`editor.host.Host` is one): its client and
+    what it offers, the workspace, the open buffers, the sessions and the current settings."""
+
+    client: EditorClient
+    cwd: Path
+    documents: OpenDocuments
+    features: ClientFeatures
+    sessions: SessionBook
+
+    @property
+    def settings(self) -> InkSettings: ...
+
 
 OVERWRITE, KEEP, CANCEL = "Overwrite", "Keep mine", "Cancel"
 

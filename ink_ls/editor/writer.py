@@ -10,6 +10,7 @@ never goes stale; a file not open is written to disk directly.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from ink_ls.core.fileio import write_in_workspace
 from ink_ls.core.signal import CancelSignal
 from ink_ls.core.tool import ChangeRejectedError
 from ink_ls.editor.client import ClientFeatures, EditorClient
-from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri
+from ink_ls.editor.documents import OpenDocuments, end_position, path_to_uri, uri_to_path
 from ink_ls.editor.waiting import ApprovalWatch, pending
 from ink_ls.protocol import lsp
 from ink_ls.protocol.methods import APPLY_EDIT
@@ -63,6 +64,32 @@ def change_summary(old: str | None, new: str) -> str:
         elif line.startswith("+") and not line.startswith("+++"):
             added += 1
     return f"{removed} line{'s' if removed != 1 else ''} removed, {added} added"
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """What a reviewing client said besides `applied`: whether the user edited the proposal,
+    and in which files (`"ink": {"edited": true, "files": [uri, …]}`)."""
+
+    edited: bool = False
+    files: frozenset[str] | None = None
+    """The real paths of the files the client names as edited; None: not named (any of the
+    edit's files may hold the user's version)."""
+
+    def covers(self, path: Path) -> bool:
+        """True when `path` may hold the user's version instead of the proposal."""
+        return self.edited and (self.files is None or os.path.realpath(path) in self.files)
+
+    @classmethod
+    def of(cls, ink: object) -> _Answer:
+        """Read from the answer's `ink` member (anything else: not edited)."""
+        if not isinstance(ink, dict) or ink.get("edited") is not True:
+            return cls()
+        named = ink.get("files")
+        if not isinstance(named, list):
+            return cls(edited=True)
+        paths = (uri_to_path(u) for u in named if isinstance(u, str))
+        return cls(True, frozenset(os.path.realpath(p) for p in paths if p is not None))
 
 
 @dataclass(frozen=True)
@@ -148,7 +175,7 @@ class EditorChanges:
                 f"{change.tool_name} {rel} ({change.tool_call_id}): "
                 f"{change_summary(base, change.new_text)}"
                 + (
-                    f", with {', '.join(self._relpath(p) for p in change.together)}"
+                    f", with {', '.join(self._relpath(c.path) for c in change.together)}"
                     if change.together
                     else ""
                 )
@@ -251,7 +278,8 @@ class EditorChanges:
         edit = self.build_edit(
             path, base, new_text, version, label, tool_call_id=tool_call_id, approved=approved
         )
-        return await self._send(edit, label, signal, approved=approved, tool_call_id=tool_call_id)
+        answer = await self._send(edit, label, signal, approved=approved, tool_call_id=tool_call_id)
+        return answer.edited
 
     async def _send(
         self,
@@ -261,9 +289,10 @@ class EditorChanges:
         *,
         approved: bool,
         tool_call_id: str,
-    ) -> bool:
-        """One `applyEdit`; raises `ChangeRejectedError` unless the editor applied it. True
-        when a reviewing client says the user edited the proposal (`"ink": {"edited": true}`)."""
+    ) -> _Answer:
+        """One `applyEdit`; raises `ChangeRejectedError` unless the editor applied it. Says
+        whether a reviewing client reports the user's edits of the proposal (`"ink":
+        {"edited": true}`); any other client's `ink` member is ignored."""
         params = lsp.apply_edit_params(label, edit)
         if approved and self.features.ink_plugin:  # only our plugins take the extra member
             params["ink"] = dict(PRE_APPROVED)
@@ -290,14 +319,14 @@ class EditorChanges:
                     "editor", f"the editor did not apply the edit: {reason or 'no reason given'}"
                 )
             raise ChangeRejectedError("user", str(reason or "the user rejected this change"))
-        ink = answer.get("ink") if reviewed else None
-        return isinstance(ink, dict) and ink.get("edited") is True
+        return _Answer.of(answer.get("ink")) if reviewed else _Answer()
 
     async def apply_together(
         self, changes: Sequence[ProposedChange], *, approved: bool, signal: CancelSignal
-    ) -> None:
+    ) -> dict[Path, str]:
         """Several files in one `applyEdit` (one review in an editor that reviews it; files
-        not open are written to disk when pre-approved), then each file checked on disk."""
+        not open are written to disk when pre-approved), then each file checked on disk.
+        Returns the files where the user's edited version landed (path → its text)."""
         first = changes[0]
         asked = self._asked.pop(first.tool_call_id, None)
         if asked is not None:  # the user may have typed while we asked
@@ -326,9 +355,10 @@ class EditorChanges:
                         approved=approved,
                     )
                 )
+        answer = _Answer()
         if parts:
             try:
-                await self._send(
+                answer = await self._send(
                     lsp.merge_edits(parts),
                     label,
                     signal,
@@ -337,5 +367,12 @@ class EditorChanges:
                 )
             except WaitInterruptedError as exc:
                 raise ChangeRejectedError("user", exc.reason) from None
+        landed: dict[Path, str] = {}
         for change, base, disk_before in before:
-            self._settle(change.path, base, change.new_text, disk_before)
+            if answer.covers(change.path):  # the user's version, or the proposal after all
+                text = self._landed(change.path, change.new_text, disk_before)
+                if text is not None:
+                    landed[change.path] = text
+            else:
+                self._settle(change.path, base, change.new_text, disk_before)
+        return landed

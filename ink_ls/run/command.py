@@ -23,9 +23,9 @@ from ink_ls.agent.compaction import CompactionCancelledError, CompactionError
 from ink_ls.agent.events import EventSink, InstructionsEvent
 from ink_ls.agent.factory import AgentFactory
 from ink_ls.agent.loop import Agent, RunResult
-from ink_ls.agent.plan_mode import PlanApproval, run_turn
 from ink_ls.agent.trust import workspace_trust
 from ink_ls.agent.turn import FrontEnd, PreparedTurn, TurnBuilder
+from ink_ls.agent.user_turn import PlanApproval, run_turn
 from ink_ls.core.config import ApprovalMode, ConfigError, ModelSettings
 from ink_ls.core.signal import CancelController
 from ink_ls.core.trust import WorkspaceTrust

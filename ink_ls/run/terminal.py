@@ -201,19 +201,28 @@ class TerminalChanges:
         self._cwd = cwd
         self._disk = DiskChannel(root=cwd)
 
-    async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
+    def _shown(self, path: Path) -> str:
         try:
-            shown = clean_line(str(change.path.relative_to(self._cwd)))
+            return clean_line(str(path.relative_to(self._cwd)))
         except ValueError:
-            shown = clean_line(str(change.path))
-        diff = numbered_diff(change.old_text or "", change.new_text, path=shown)
+            return clean_line(str(path))
+
+    async def review(self, change: ProposedChange, signal: CancelSignal) -> Choice | None:
+        """One question with every file's diff (a rename shows all its files), capped."""
+        files = change.all_files
+        shown = [self._shown(c.path) for c in files]
+        pairs = zip(files, shown, strict=True)
+        diff = "\n".join(numbered_diff(c.old_text or "", c.new_text, path=n) for c, n in pairs)
         lines = diff.splitlines()
         if len(lines) > MAX_DIFF_LINES:
             cut = len(lines) - MAX_DIFF_LINES
             diff = "\n".join([*lines[:MAX_DIFF_LINES], f"… {cut} more diff lines"])
-        verb = "Create" if change.old_text is None else "Change"
+        if len(files) > 1:
+            title = f"Change {len(files)} files ({', '.join(shown)})?"
+        else:
+            title = f"{'Create' if change.old_text is None else 'Change'} {shown[0]}?"
         return await self._asker.ask(
-            f"{verb} {shown}?", _diff_view(diff), signal, project_rules=change.project_rules
+            title, _diff_view(diff), signal, project_rules=change.project_rules
         )
 
     async def apply(self, change: ProposedChange, *, approved: bool, signal: CancelSignal) -> None:

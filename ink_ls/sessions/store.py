@@ -21,6 +21,7 @@ saving fails and when it works again.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import re
@@ -61,7 +62,13 @@ INTERRUPTED = "(interrupted: the previous run ended before this tool returned a 
 FORMAT_VERSION = 1
 TITLE_CHARS = 80
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+@functools.cache
+def _message_adapter() -> TypeAdapter[Message]:
+    """The validator of stored messages, built with the first session file read (a new
+    session reads none: `ink-ls run` without `--session` does not build it)."""
+    return TypeAdapter(Message)
 
 
 class SessionError(Exception):
@@ -405,7 +412,7 @@ class SessionStore:
                 if kind == "session":
                     header = record
                 elif kind == "message":
-                    message = _MESSAGE.validate_python(record["message"])
+                    message = _message_adapter().validate_python(record["message"])
                     messages.append(message)
                     if isinstance(message, AssistantMessage):
                         totals = totals.add(message.usage)

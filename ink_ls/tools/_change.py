@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +25,8 @@ class Landed:
     difference), to end its result with."""
 
 
-def user_modified_note(shown: str, proposed: str, landed: str) -> str:
-    """Tells the model the user edited its proposal before accepting, with a unified diff
-    from the proposal to what the file now holds."""
+def _proposal_diff(shown: str, proposed: str, landed: str) -> str:
+    """A unified diff from the model's proposal to the user's version of one file."""
     import difflib  # only when a user edited a proposal
 
     diff = difflib.unified_diff(
@@ -35,11 +35,33 @@ def user_modified_note(shown: str, proposed: str, landed: str) -> str:
         fromfile=f"{shown} (your proposal)",
         tofile=f"{shown} (written)",
     )
-    body = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+
+
+def user_modified_note(shown: str, proposed: str, landed: str) -> str:
+    """Tells the model the user edited its proposal before accepting, with a unified diff
+    from the proposal to what the file now holds."""
     return (
         f"\nThe user modified your proposed change before accepting it: {shown} holds their "
         "version, not yours. Difference from your proposal to what was written:\n"
-        f"```diff\n{body}```\nRead the file again before changing it further."
+        f"```diff\n{_proposal_diff(shown, proposed, landed)}```\n"
+        "Read the file again before changing it further."
+    )
+
+
+def user_modified_files_note(edited: Sequence[tuple[str, str, str]], total: int) -> str:
+    """The same for a change of several files (a rename) whose `edited` ones (shown path,
+    proposal, what was written) the user changed before accepting: a diff per file."""
+    if not edited:
+        return ""
+    names = ", ".join(shown for shown, _, _ in edited)
+    held = "holds" if len(edited) == 1 else "hold"
+    diffs = "".join(f"```diff\n{_proposal_diff(*item)}```\n" for item in edited)
+    return (
+        f"\nThe user modified your proposed change before accepting it, in {len(edited)} of "
+        f"{total} files: {names} {held} their version, not yours (the other files are as you "
+        f"proposed). Difference from your proposal to what was written, per file:\n{diffs}"
+        "Read those files again before changing them further."
     )
 
 

@@ -28,6 +28,7 @@ from ink_ls.core.tool import (
     text_arg,
 )
 from ink_ls.tools import lsp_format as fmt
+from ink_ls.tools._change import user_modified_files_note
 from ink_ls.tools._paths import real, resolve
 from ink_ls.tools.lsp_answers import (
     CALL_OPERATIONS,
@@ -191,10 +192,16 @@ class LspTool(Tool[LspParams]):
         changed = {target: len(file_edits) for target, file_edits in sorted(edits.items())}
         writer = context.writer
         if isinstance(writer, BatchWriter):  # every file under one decision
-            await writer.write_texts(
+            landed = await writer.write_texts(
                 changes, tool_name=self.name, tool_call_id=context.tool_call_id, signal=signal
             )
-            return ToolResult(fmt.summarize_rename(changed, context.cwd, args.new_name))
+            summary = fmt.summarize_rename(changed, context.cwd, args.new_name)
+            edited = [
+                (fmt.shown(c.path, context.cwd), c.new_text, landed[c.path])
+                for c in changes
+                if c.path in landed
+            ]
+            return ToolResult(summary + user_modified_files_note(edited, len(changes)))
         done: dict[Path, int] = {}
         for change in changes:
             try:

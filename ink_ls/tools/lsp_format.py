@@ -61,12 +61,17 @@ def format_workspace_symbols(symbols: list[Symbol], root: Path) -> str:
 
 def format_calls(calls: list[Call], root: Path, line_of: LineOf) -> str:
     """`path:line: code  (in kind name)` per call site, sorted by path then line."""
-    rows = sorted({(shown(c.location.path, root), c.location.line, c) for c in calls})
+    # calls on one line (`f(g(x))`) by callee name; one row per callee and line
+    rows = sorted(
+        {
+            (shown(c.location.path, root), c.location.line, c.name, c.kind, c.location.path)
+            for c in calls
+        }
+    )
     return capped(
         [
-            f"{name}:{line + 1}: {line_of(call.location.path, line).strip()}"
-            f"  ({call.kind} {call.name})"
-            for name, line, call in rows
+            f"{name}:{line + 1}: {line_of(path, line).strip()}  ({kind} {callee})"
+            for name, line, callee, kind, path in rows
         ]
     )
 

@@ -28,6 +28,8 @@ import pytest
 from ink_ls.protocol import methods
 from ink_ls.protocol.errors import InkErrorCode
 from tests.editors import _vscode_intel as intel
+from tests.editors import _vscode_intel2 as intel2
+from tests.editors import _vscode_renames as renames
 from tests.editors._procs import kill_tagged
 from tests.fakes.model_server import FakeModelServer, Reply, text, tool
 
@@ -98,6 +100,8 @@ _STEPS: dict[str, list[Reply]] = {
         tool("bash", {"command": "echo done > json-done.txt"}),
     ],
     **intel.STEPS,
+    **intel2.STEPS,
+    **renames.STEPS,
 }
 
 _DONE = [{"content": "read plan.txt", "status": "completed"}]
@@ -329,12 +333,14 @@ WORKBENCH_CASES = [
     "panel: a past session is resumed after reloading the window",
     "the diagnostics of an edit reach the model (built-in JSON language features)",
     *intel.CASES,
+    *intel2.CASES,
     "plan: the mode switch offers Plan; nothing changes before the approval, the same turn "
     "changes the file after it; the to-do checklist updates in place",
     "review: an edited proposal is what lands (the model is told)",
     "rewind: the open buffer follows the agent's change; an unsaved edit is a conflict, kept",
     "review: the turn's files open in the multi-file review; a hunk reverted there is reverted "
     "on disk",
+    *renames.CASES,
 ]
 
 
@@ -410,7 +416,9 @@ def test_workbench(model: FakeModelServer, workspace: Path, tmp_path: Path) -> N
         panel_prompt
     )
     intel.check(model, out)
+    intel2.check(model, out)
     _assert_review_cases(workspace, model)
+    renames.check(model)
 
 
 def _assert_review_cases(workspace: Path, model: FakeModelServer) -> None:

@@ -1,7 +1,8 @@
 """Start-up stays light: `ink-ls --stdio` answers `initialize` without importing pydantic or
 the agent (the host is built after the answer), and shuts down without importing the heavy
-libraries only a prompt needs. Read from the real server's `python -X importtime` log, so a
-new eager import anywhere on the path fails here."""
+libraries only a prompt needs; `ink-ls run` answers a prompt without httpx's command-line
+client or the modules of tools it does not offer. Read from the real processes' `python -X
+importtime` logs, so a new eager import anywhere on either path fails here."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from tests.fakes.model_server import FakeModelServer, text
+
+HTTPX_CLI = ("click", "pygments", "rich.progress", "rich.syntax")
+"""What `httpx._main` (httpx's command line client) would import: `ink_ls/__init__.py` makes
+httpx take its fallback instead. (`httpx._main` itself shows in the log as a failed import.)"""
 
 FORBIDDEN = (
     "pydantic_settings",
@@ -25,6 +32,7 @@ FORBIDDEN = (
     "pathspec",
     "jsonschema",
     "ink_ls.protocol.codegen",
+    *HTTPX_CLI,
 )
 """Top-level packages (and their submodules) that must not load before the first prompt."""
 
@@ -44,6 +52,31 @@ BEFORE_ANSWER = (
 )
 """What must not load before the `initialize` answer has been sent: the settings models, the
 wire models and the agent are imported once the client is no longer waiting."""
+
+
+RUN_FORBIDDEN = (
+    *HTTPX_CLI,
+    "pygls",
+    "lsprotocol",
+    "ink_ls.langserver.workspace",
+    "ink_ls.tools.lsp",
+    "ink_ls.tools.lsp_answers",
+    "ink_ls.tools.lsp_format",
+    "ink_ls.protocol",
+    "ink_ls.editor",
+    "ink_ls.handlers",
+    "ink_ls.server",
+    "ink_ls.acp",
+    "mcp",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "pathspec",
+    "jsonschema",
+    "PIL",
+)
+"""What `ink-ls run` must not load to answer a prompt with no tool call in a workspace with no
+language server: the language server's and the editor's side, the lsp tool, the MCP library
+(no server configured), the command and path rule parsers (no command, no rule), images."""
 
 
 def heavy(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
@@ -124,3 +157,29 @@ def test_initialize_imports_no_heavy_module(tmp_path: Path) -> None:
     assert heavy(modules, FORBIDDEN) == []
     # the host was built on `initialized` (after the answer): the log shows the agent
     assert "ink_ls.editor.host" in modules
+
+
+def test_run_answers_without_the_modules_it_does_not_need(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+    with FakeModelServer() as model:
+        model.default = lambda _payload: text("hello from the model")
+        env.update(
+            INK_STATE_DIR=str(tmp_path / "state"), INK_BASE_URL=model.base_url, INK_MODEL="m"
+        )
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "ink_ls", "run", "--cwd", str(workspace)]
+            + ["--json", "hello"],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    events = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert any(e.get("text") == "hello from the model" for e in events if e["type"] == "run_end")
+    modules = imported_modules(done.stderr.decode())
+    assert {"httpx", "ink_ls.run.command", "ink_ls.agent.loop"} <= modules  # the log is read
+    assert heavy(modules, RUN_FORBIDDEN) == []

@@ -156,12 +156,25 @@ export function wireDocumentSymbols(items: readonly (DocumentSymbolLike | Symbol
   return wireSymbolInformation(items.filter((s): s is SymbolInformationLike => 'location' in s), c);
 }
 
+/** LSP's Method, Constructor and Function kinds. */
+const CALLABLE: ReadonlySet<number> = new Set([6, 9, 12]);
+
+/**
+ * The symbol's name: VS Code's TypeScript features label functions and methods `name()` in
+ * workspace symbols (a display label; the server's own name has no parentheses, and the other
+ * front ends show that one).
+ */
+function symbolName(name: string, kind: SymbolKind): string {
+  return CALLABLE.has(kind) && name.endsWith('()') && name.length > 2 ? name.slice(0, -2) : name;
+}
+
 /** Workspace symbols (and flat document symbols) as `SymbolInformation[]`. */
 export function wireSymbolInformation(items: readonly SymbolInformationLike[], c: Converter): SymbolInformation[] {
   return items.map((s) => {
+    const kind = c.asSymbolKind(s.kind);
     const info: SymbolInformation = {
-      name: s.name,
-      kind: c.asSymbolKind(s.kind),
+      name: symbolName(s.name, kind),
+      kind,
       location: { uri: c.asUri(s.location.uri), range: wireRange(s.location.range) },
     };
     if (s.containerName !== undefined && s.containerName !== '') {

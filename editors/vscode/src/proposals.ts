@@ -67,10 +67,13 @@ export function withUserTexts(
   return { ...params, edit };
 }
 
-/** The answer to an accepted review: `ink.edited` when the user's version was applied. */
-export function acceptedAnswer(result: ApplyWorkspaceEditResult, edited: boolean): ApplyWorkspaceEditResult {
-  if (!result.applied || !edited) {
+/**
+ * The answer to an accepted review: `ink.edited` when the user's version of some files was
+ * applied, with `ink.files` naming those files (the others hold the proposal).
+ */
+export function acceptedAnswer(result: ApplyWorkspaceEditResult, editedUris: readonly string[]): ApplyWorkspaceEditResult {
+  if (!result.applied || editedUris.length === 0) {
     return result;
   }
-  return { ...result, ink: { edited: true } } as ApplyWorkspaceEditResult;
+  return { ...result, ink: { edited: true, files: [...editedUris] } } as ApplyWorkspaceEditResult;
 }

@@ -190,10 +190,10 @@ export class EditReviewer implements vscode.Disposable {
     }
     const edited = users.size > 0;
     const applied = edited ? withUserTexts(params, users) : params;
-    const result = acceptedAnswer(await applyAndSave(applied, next, files.map((f) => f.fileUri)), edited);
+    const result = acceptedAnswer(await applyAndSave(applied, next, files.map((f) => f.fileUri)), [...users.keys()]);
     this.log(
       result.applied
-        ? `review: ${label} accepted${edited ? ' as edited by the user' : ''}, applied and saved`
+        ? `review: ${label} accepted${edited ? ` as edited by the user (${users.size} of ${files.length} files)` : ''}, applied and saved`
         : `review: ${label} accepted but not applied (${result.failureReason})`,
     );
     return result;

@@ -97,3 +97,16 @@ test('available: never for plain text; an answer proves it; else a symbol provid
   assert.equal(await isAvailable('python', false, symbols(false)), false);
   assert.equal(asked, 2);
 });
+
+test("a function's or method's workspace symbol loses the `()` VS Code's TypeScript features add to its label", () => {
+  const at = { uri: uri('file:///w/g.ts'), range: r(14, 0, 16, 1) };
+  assert.deepEqual(
+    wireSymbolInformation([
+      { name: 'totalArea()', kind: 11, location: at },
+      { name: 'area()', kind: 5, containerName: 'Rect', location: at },
+      { name: 'Rect', kind: 4, location: at },
+      { name: 'weird()', kind: 12, location: at },
+    ], c).map((s) => s.name),
+    ['totalArea', 'area', 'Rect', 'weird()'],
+  );
+});

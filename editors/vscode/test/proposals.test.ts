@@ -41,8 +41,31 @@ test('plain `changes` are replaced too; other files stay', () => {
   assert.deepEqual(out.edit.changes?.[other], []);
 });
 
-test('the answer says edited only when the edited version was applied', () => {
-  assert.deepEqual(acceptedAnswer({ applied: true }, true), { applied: true, ink: { edited: true } });
-  assert.deepEqual(acceptedAnswer({ applied: true }, false), { applied: true });
-  assert.deepEqual(acceptedAnswer({ applied: false, failureReason: 'x' }, true), { applied: false, failureReason: 'x' });
+test('the answer says edited, naming the files, only when the edited version was applied', () => {
+  const other = 'file:///w/b.py';
+  assert.deepEqual(acceptedAnswer({ applied: true }, [uri]), { applied: true, ink: { edited: true, files: [uri] } });
+  assert.deepEqual(acceptedAnswer({ applied: true }, [uri, other]), {
+    applied: true,
+    ink: { edited: true, files: [uri, other] },
+  });
+  assert.deepEqual(acceptedAnswer({ applied: true }, []), { applied: true });
+  assert.deepEqual(acceptedAnswer({ applied: false, failureReason: 'x' }, [uri]), { applied: false, failureReason: 'x' });
+});
+
+test("a rename's edit gets the user's version of the edited files only", () => {
+  const other = 'file:///w/b.py';
+  const rename: ApplyWorkspaceEditParams = {
+    edit: {
+      documentChanges: [
+        { textDocument: { uri, version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } }, newText: 'new' }] },
+        { textDocument: { uri: other, version: 2 }, edits: [{ range: { start: { line: 0, character: 4 }, end: { line: 0, character: 7 } }, newText: 'new' }] },
+      ],
+    },
+  };
+  const out = withUserTexts(rename, new Map([[other, { current: 'use old', text: 'use new  # mine' }]]));
+  const [first, second] = out.edit.documentChanges ?? [];
+  assert.ok(first !== undefined && 'textDocument' in first && second !== undefined && 'textDocument' in second);
+  assert.equal(applyTextEdits('old', first.edits as never), 'new');
+  assert.equal(applyTextEdits('use old', second.edits as never), 'use new  # mine');
+  assert.equal(second.textDocument.version, 2);
 });

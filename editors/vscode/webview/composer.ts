@@ -8,7 +8,8 @@
 
 import { completionToken, type Suggestion } from '../src/completionItems';
 import type { Chip } from '../src/conversation';
-import { chipButton, h, icon } from './render';
+import { h, icon } from './dom';
+import { chipButton } from './render';
 
 export interface VsCodeApi {
   postMessage(message: unknown): void;

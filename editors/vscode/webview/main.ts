@@ -8,7 +8,8 @@
 import type { Suggestion } from '../src/completionItems';
 import { type Chip, Conversation, type Entry, formatTokens, type PanelEvent, targetOf } from '../src/conversation';
 import { Composer, type VsCodeApi } from './composer';
-import { EntryRenderer, h, icon } from './render';
+import { h, icon } from './dom';
+import { EntryRenderer } from './render';
 
 declare function acquireVsCodeApi(): VsCodeApi;
 

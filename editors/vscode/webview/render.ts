@@ -9,27 +9,8 @@
 import type { Chip, Entry, ToolCard } from '../src/conversation';
 import { formatElapsed, targetOf } from '../src/conversation';
 import { renderMarkdown, stableEnd } from './markdown';
+import { h, icon } from './dom';
 import { todoBlock } from './todos';
-
-type Attrs = Record<string, string>;
-
-/** `h('div', {class: 'x'}, child, 'text')`. */
-export function h(tag: string, attrs: Attrs = {}, ...children: (Node | string | undefined)[]): HTMLElement {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    el.setAttribute(k, v);
-  }
-  for (const c of children) {
-    if (c !== undefined) {
-      el.append(c);
-    }
-  }
-  return el;
-}
-
-export function icon(name: string, extra = ''): HTMLElement {
-  return h('span', { class: `codicon codicon-${name} ${extra}`.trim(), 'aria-hidden': 'true' });
-}
 
 const KIND_ICON: Record<string, string> = {
   read: 'file', edit: 'edit', search: 'search', execute: 'terminal', think: 'hubot', other: 'tools',

@@ -6,7 +6,7 @@
 
 import type { TodoList } from '../src/todos';
 import { todoMark, todoSummary } from '../src/todos';
-import { h, icon } from './render';
+import { h, icon } from './dom';
 
 const ITEM_ICON = { pending: 'circle-large-outline', in_progress: 'circle-large-filled', completed: 'pass-filled' };
 

@@ -149,6 +149,12 @@ export function waitForFile(file, pred, timeout = 20000) {
       watcher.close();
       reject(new Error(`timed out waiting for ${file}`));
     }, timeout);
+    // the file may have been (re)written between the first look and the watch: look again
+    if (check()) {
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    }
   });
 }
 
@@ -261,7 +267,8 @@ export async function openWorkbench({ tmp, workspace, settings = {}, env = {} })
 
 /**
  * Runs a command from the command palette by its full label (e.g. `Ink: Ask…`). Right after
- * start-up the palette may not list extension commands yet, so it is reopened until it does.
+ * start-up the palette may not list extension commands yet, and a palette opened while a
+ * webview takes the focus back closes again, so it is reopened until it lists the command.
  */
 export async function runCommand(page, label, timeout = 30000) {
   const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -269,9 +276,9 @@ export async function runCommand(page, label, timeout = 30000) {
   const deadline = Date.now() + timeout;
   for (;;) {
     await page.keyboard.press('F1');
-    await input.waitFor();
-    await input.fill(`>${label}`);
     try {
+      await input.waitFor({ timeout: 3000 });
+      await input.fill(`>${label}`, { timeout: 3000 });
       await row.waitFor({ timeout: 3000 });
       break;
     } catch (err) {

@@ -18,8 +18,10 @@ import {
   waitForFile,
 } from './harness.mjs';
 import { intelCases } from './intel_cases.mjs';
+import { intel2Cases } from './intel2_cases.mjs';
 import { panelCases } from './panel_cases.mjs';
 import { planCases } from './plan_cases.mjs';
+import { renameCases } from './rename_cases.mjs';
 import { reviewCases } from './review_cases.mjs';
 
 const workspace = process.env.INK_TEST_WORKSPACE;
@@ -276,8 +278,10 @@ test('the diagnostics of an edit reach the model (built-in JSON language feature
 
 panelCases({ page: () => page, test, workspace, tmp, shots, reopen });
 intelCases({ page: () => page, test, workspace });
+intel2Cases({ page: () => page, test, workspace });
 planCases({ page: () => page, test, workspace, tmp, shots });
 reviewCases({ page: () => page, test, workspace, shots });
+renameCases({ page: () => page, test, workspace, shots });
 
 let failed = 0;
 try {

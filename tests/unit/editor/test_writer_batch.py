@@ -4,6 +4,7 @@ an editor that reviews it, one question for one that does not, nothing written w
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,7 @@ from ink_ls.agent.approval import ApprovalGate
 from ink_ls.agent.writes import DiskChannel, PolicyWriter
 from ink_ls.core.signal import NEVER
 from ink_ls.core.tool import ChangeRejectedError, TextChange
+from ink_ls.editor.documents import OpenDocuments
 from tests.unit.editor.test_writer import GENERIC, Asker, Editor, writer
 
 
@@ -79,3 +81,60 @@ async def test_a_channel_without_batches_writes_file_by_file_after_one_answer(
     await w.write_texts(changes, tool_name="lsp", tool_call_id="c1", signal=NEVER)
     assert asker.questions == []  # the disk channel's own review answers (once)
     assert [c.path.read_text() for c in changes] == [c.new_text for c in changes]
+
+
+def _saves_users_versions(changes: list[TextChange], users: dict[Path, str], named: bool) -> Any:
+    """A reviewing editor whose user edited some proposals: it saves their versions (the
+    proposal elsewhere) and answers edited, naming those files when `named`."""
+
+    def answer(params: dict[str, Any]) -> dict[str, Any]:
+        for c in changes:
+            c.path.write_text(users.get(c.path, c.new_text))
+        ink: dict[str, Any] = {"edited": True}
+        if named:
+            ink["files"] = [p.as_uri() for p in users]
+        return {"applied": True, "ink": ink}
+
+    return answer
+
+
+@pytest.mark.parametrize("named", [True, False])
+async def test_the_users_versions_are_returned_by_file(tmp_path: Path, named: bool) -> None:
+    changes = _files(tmp_path)
+    users = {changes[0].path: "salute  # mine\n", changes[2].path: "salute()\n"}
+    editor = Editor(_saves_users_versions(changes, users, named))
+    landed = await writer(tmp_path, editor).write_texts(
+        changes, tool_name="lsp", tool_call_id="c1", signal=NEVER
+    )
+    assert landed == users
+    assert changes[1].path.read_text() == changes[1].new_text
+
+
+async def test_a_file_not_named_as_edited_must_hold_the_proposal(tmp_path: Path) -> None:
+    changes = _files(tmp_path)
+    users = {changes[0].path: "salute  # mine\n"}
+    answer = _saves_users_versions(changes, users, named=True)
+
+    def meanwhile(params: dict[str, Any]) -> dict[str, Any]:
+        result = answer(params)
+        changes[1].path.write_text("someone else\n")
+        return result
+
+    with pytest.raises(ChangeRejectedError, match="changed while the approval was pending"):
+        await writer(tmp_path, Editor(meanwhile)).write_texts(
+            changes, tool_name="lsp", tool_call_id="c1", signal=NEVER
+        )
+
+
+async def test_an_edited_answer_from_a_client_that_does_not_review_is_not_taken(
+    tmp_path: Path,
+) -> None:
+    changes = _files(tmp_path)
+    docs = OpenDocuments()  # open: the approved edit goes to the editor as an applyEdit
+    for c in changes:
+        docs.did_open(c.path.as_uri(), c.old_text or "", 1)
+    users = {changes[0].path: "salute  # mine\n"}
+    editor = Editor(_saves_users_versions(changes, users, named=True))
+    w = writer(tmp_path, editor, features=GENERIC, asker=Asker("allow_once"), docs=docs)
+    with pytest.raises(ChangeRejectedError, match="changed while the approval was pending"):
+        await w.write_texts(changes, tool_name="lsp", tool_call_id="c1", signal=NEVER)

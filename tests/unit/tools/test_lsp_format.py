@@ -68,6 +68,18 @@ def test_workspace_symbols_and_calls_and_diagnostics() -> None:
     )
 
 
+def test_calls_on_one_line_sorted_by_callee() -> None:
+    """`a.f(b.g())` calls two functions on one line: both are shown, by name."""
+    calls = [
+        Call("main", "function", Location(ROOT / "b.py", 1)),
+        Call("helper", "method", Location(ROOT / "b.py", 1)),
+        Call("main", "function", Location(ROOT / "b.py", 1)),
+    ]
+    assert format_calls(calls, ROOT, line_of) == (
+        "b.py:2: a.f()  (method helper)\nb.py:2: a.f()  (function main)"
+    )
+
+
 def test_hover_is_the_markdown_trimmed() -> None:
     assert format_hover("\n\n```python\ndef f()\n```\n\n") == "```python\ndef f()\n```"
 

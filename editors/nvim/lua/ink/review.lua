@@ -1,7 +1,8 @@
 --- Review of workspace/applyEdit from ink-ls: shows current and proposed text side by side
 --- with :diffthis, waits (the server request runs in a coroutine) for accept or reject, then
 --- applies and writes on accept. The proposed side is editable: what the user leaves there is
---- what is applied, and the answer says so (`ink.edited`, protocol.md "Edited proposals").
+--- what is applied, and the answer says so (`ink.edited`, with `ink.files` naming the files the
+--- user changed: a rename is one review of several files; protocol.md "Edited proposals").
 --- An edit the server marks pre-approved (`ink.approved`,
 --- approval mode "auto") is applied and written at once, with no diff. The answer is always
 --- the truth; it never talks to ink/*.
@@ -336,10 +337,14 @@ function M.handler(_, params, ctx)
   if not ok then
     result.failureReason = apply_err or 'the user rejected the edit'
   else
+    local edited = {}
     for _, f in ipairs(review.files) do
       if f.edited then
-        result.ink = { edited = true } -- the user's version landed, not the proposal
+        edited[#edited + 1] = f.change.uri
       end
+    end
+    if #edited > 0 then -- the user's version of these files landed, not the proposal
+      result.ink = { edited = true, files = edited }
     end
   end
   local closed = {

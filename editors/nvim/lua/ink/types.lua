@@ -130,7 +130,7 @@
 ---@class ink.ApplyResult  the answer to workspace/applyEdit
 ---@field applied boolean
 ---@field failureReason? string
----@field ink? { edited: boolean } the user's edited version of the proposal was applied
+---@field ink? { edited: boolean, files: string[] } the user's edited version of these files (uris) was applied
 
 ---@class ink.Turn  the turn the plugin is waiting for
 ---@field client_id integer
