@@ -12,6 +12,7 @@ stay cheap under a burst (`pool`); an endpoint with a request limit queues fairl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -48,6 +49,8 @@ from ink_ls.model.wire import encode_body
 
 log = logging.getLogger(__name__)
 
+READ_REST_TIMEOUT = 2.0
+"""Seconds a finished reply's connection waits for the rest of its body before it is closed."""
 _ERROR_BODY_CAP = 64 * 1024
 _JSON_BODY_CAP = 16 * 1024 * 1024
 
@@ -101,9 +104,13 @@ class ModelClient:
         """Whether the endpoint is Ollama (asked once, only for chat with the window set)."""
         self._sleep: Sleep = sleep or asyncio.sleep
         self._rng = rng or random.random
+        self._finishing: set[asyncio.Task[None]] = set()
+        """Workers reading the end of a body whose reply was already delivered."""
 
     async def aclose(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool (after the ends of finished replies are read)."""
+        if self._finishing:
+            await asyncio.wait(set(self._finishing))
         await self._http.aclose()
 
     async def stream(
@@ -127,6 +134,7 @@ class ModelClient:
 
         unsubscribe = signal.subscribe(on_cancel)
         text: list[str] = []
+        whole = False
         try:
             while True:
                 item = await queue.get()
@@ -138,12 +146,18 @@ class ModelClient:
                     raise item
                 if isinstance(item, TextDelta):
                     text.append(item.text)
+                whole = isinstance(item, ReplyDone)
                 yield item
-                if isinstance(item, ReplyDone):
+                if whole:
                     return
         finally:
             unsubscribe()
-            if not worker.done():
+            if whole and not worker.done():
+                # the reply is whole: the worker only reads the rest of the body, so that
+                # its connection serves the next request (`_read_rest`, bounded)
+                self._finishing.add(worker)
+                worker.add_done_callback(self._finishing.discard)
+            elif not worker.done():
                 worker.cancel()
                 await asyncio.wait({worker})
 
@@ -264,12 +278,14 @@ class ModelClient:
                     return
                 decoder = dialect.decoder()
                 try:
-                    async for chunk in resp.aiter_bytes():
+                    chunks = resp.aiter_bytes()
+                    async for chunk in chunks:
                         if not chunk:
                             continue
                         got_bytes = True
                         for event in decoder.feed(chunk):
                             if _deliver(parser.feed(event), put):
+                                await _read_rest(chunks)
                                 return
                         # let the consumer show what this chunk brought before the next one
                         # (a read of buffered bytes does not yield to the event loop)
@@ -365,6 +381,17 @@ def _deliver(items: list[StreamItem], put: Callable[[_QueueItem], None]) -> bool
         if isinstance(item, ReplyDone):
             return True
     return False
+
+
+async def _read_rest(chunks: AsyncIterator[bytes]) -> None:
+    """Read what is left of a finished reply's body (`[DONE]`, the chunked end; the reply
+    has already gone to the loop): a connection closed mid-body is dropped, and every request
+    then paid a new one (a TLS handshake with a real endpoint). Bounded: an endpoint that
+    keeps the body open after its reply gets the connection closed, as before."""
+    with contextlib.suppress(httpx.HTTPError, TimeoutError):
+        async with asyncio.timeout(READ_REST_TIMEOUT):
+            async for _ in chunks:
+                pass
 
 
 async def _read_capped(resp: httpx.Response, cap: int) -> bytes:
