@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ink_ls.core.memo import IdentityMemo
 from ink_ls.core.messages import AssistantMessage, ImageBlock, Message, Usage
 
 CHARS_PER_TOKEN = 4
@@ -57,24 +58,19 @@ def _drop_image_data(node: Any) -> None:
             _drop_image_data(value)
 
 
-_ENTRY_CHARS: dict[int, tuple[dict[str, Any], int]] = {}
-"""id of a shared tool entry (`Tool.schema`) → (the entry, kept so its id stays its own; the
-length of its JSON)."""
+_ENTRY_CHARS: IdentityMemo[dict[str, Any], int] = IdentityMemo()
+"""The length of each shared tool entry's JSON (`Tool.schema`)."""
 
 
-def _chars(entry: dict[str, Any]) -> int:
-    known = _ENTRY_CHARS.get(id(entry))
-    if known is None or known[0] is not entry:
-        if len(_ENTRY_CHARS) >= 4096:  # entries made per request: start over
-            _ENTRY_CHARS.clear()
-        known = _ENTRY_CHARS[id(entry)] = (entry, len(json.dumps(entry)))
-    return known[1]
+def _json_length(entry: dict[str, Any]) -> int:
+    return len(json.dumps(entry))
 
 
 def estimate_fixed(system: str, tools: Sequence[dict[str, Any]]) -> int:
     """Tokens of the system prompt and the tool schemas (the length of `json.dumps(tools)`,
     from each shared entry's length measured once)."""
-    chars = 2 + sum(_chars(entry) for entry in tools) + 2 * max(len(tools) - 1, 0)
+    entries = sum(_ENTRY_CHARS.get(None, entry, _json_length) for entry in tools)
+    chars = 2 + entries + 2 * max(len(tools) - 1, 0)  # `[`, `]` and `, ` between entries
     return estimate_text(system) + -(-chars // CHARS_PER_TOKEN)
 
 

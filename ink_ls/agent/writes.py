@@ -158,10 +158,7 @@ class PolicyWriter:
         alone = [
             ProposedChange(c.path, c.old_text, c.new_text, tool_name, tool_call_id) for c in changes
         ]
-        proposed = [
-            replace(c, together=tuple(o for o in alone if o is not alone[i]))
-            for i, c in enumerate(alone)
-        ]
+        proposed = [replace(c, together=tuple(o for o in alone if o is not c)) for c in alone]
         approved = gate.mode == "auto" or tool_call_id in gate.granted
         key = f"{tool_name}:change"
         channel = self.channel

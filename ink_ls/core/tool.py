@@ -365,7 +365,11 @@ class Tool(ABC, Generic[P]):
         """`{name, description, parameters}` as the model sees it: shared (`shared_schema`),
         so read it, never change it. A tool with a `parameters` of its own gets a fresh one."""
         if type(self).parameters is not Tool.parameters:
-            return {"name": self.name, "description": self.description, **_own(self)}
+            return {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters(),
+            }
         return shared_schema(self.name, self.description, self.params_model)
 
     def validate_arguments(self, data: dict[str, Any]) -> ToolParams:
@@ -388,10 +392,6 @@ class Tool(ABC, Generic[P]):
 
 
 AnyTool = Tool[Any]
-
-
-def _own(tool: AnyTool) -> dict[str, Any]:
-    return {"parameters": tool.parameters()}
 
 
 class ToolSource(Protocol):

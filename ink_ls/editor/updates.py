@@ -147,11 +147,6 @@ class TurnReporter:
         if self._creating is not None:
             await self._creating
 
-    @property
-    def token(self) -> str | int | None:
-        """The progress token (None once refused)."""
-        return self._token
-
     def begin(self, prompt: str) -> None:
         self.progress(lsp.progress_begin(PROGRESS_TITLE, short_line(prompt, 60)))
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ink_ls.core.memo import IdentityMemo
 from ink_ls.core.messages import Message
 
 JSONObject = dict[str, Any]
@@ -119,10 +120,8 @@ class WireCache:
         return done.joined
 
 
-_TOOL_TEXTS: dict[tuple[str, int], tuple[JSONObject, str]] = {}
-"""(dialect key, id of a shared tool entry) → (that entry, kept so its id stays its own; the
-JSON of its wire form)."""
-_MAX_TOOL_TEXTS = 4096
+_TOOL_TEXTS: IdentityMemo[JSONObject, str] = IdentityMemo()
+"""The JSON of each shared tool entry's wire form, by dialect."""
 
 
 def encoded_tools(
@@ -137,15 +136,11 @@ def encoded_tools(
     so a request of a new session encodes no schema again."""
     if cache is None:
         return [convert(entry) for entry in schemas]
-    texts = []
-    for entry in schemas:
-        known = _TOOL_TEXTS.get((key, id(entry)))
-        if known is None or known[0] is not entry:
-            if len(_TOOL_TEXTS) >= _MAX_TOOL_TEXTS:  # tools made per request: start over
-                _TOOL_TEXTS.clear()
-            known = _TOOL_TEXTS[(key, id(entry))] = (entry, dumps(convert(entry)))
-        texts.append(known[1])
-    return RawJSON(tuple(texts))
+
+    def encode(entry: JSONObject) -> str:
+        return dumps(convert(entry))
+
+    return RawJSON(tuple(_TOOL_TEXTS.get(key, entry, encode) for entry in schemas))
 
 
 def encoded_items(
