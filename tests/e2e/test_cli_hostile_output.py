@@ -6,19 +6,15 @@ no raw control characters. Assertions are on the bytes the terminal received."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
-import pty
-import struct
 import sys
-import termios
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli_terminal import Terminal
+from tests.e2e._pty import ink_run_on_pty
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 PY = sys.executable
@@ -89,33 +85,11 @@ async def test_escape_sequences_reach_the_pty_as_visible_text(
         tool("mcp__h__shout", {"text": f"mcp failed {OSC52}{C1}"}),
         text(ANSWER),
     )
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-    proc = await asyncio.create_subprocess_exec(
-        PY,
-        "-m",
-        "ink_ls",
-        "run",
-        "--cwd",
-        str(ws),
-        "--approval",
-        "auto",
-        "go",
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=_env(tmp_path, fake),
-    )
-    os.close(slave)
-    term = Terminal(master)
-    try:
+    async with ink_run_on_pty(
+        "--cwd", str(ws), "--approval", "auto", "go", env=_env(tmp_path, fake)
+    ) as (proc, term):
         assert await asyncio.wait_for(proc.wait(), WAIT) == 0, term.text
         await term.wait_for("completed ·")
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        term.close()
     raw = bytes(term.raw)
     _assert_clean(raw)
     screen = term.text  # without the view's own styles and moves

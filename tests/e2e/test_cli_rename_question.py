@@ -5,16 +5,12 @@ before it is asked, and one answer writes all three files."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import os
-import pty
-import struct
-import sys
-import termios
 from pathlib import Path
 
+from tests.e2e._pty import WAIT, ink_run_on_pty
 from tests.e2e.test_cli_lsp import MAIN, OTHER, UTIL, _project
-from tests.e2e.test_cli_terminal import WAIT, Terminal, fake  # noqa: F401  (fixture)
+from tests.e2e.test_cli_terminal import fake  # noqa: F401  (fixture)
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 RENAME = {"operation": "rename", "path": "pkg/util.py", "line": 1, "symbol": "greet"}
@@ -28,8 +24,6 @@ async def test_the_rename_question_shows_every_files_diff(
     ws.mkdir()
     _project(ws)
     fake.push(tool("lsp", {**RENAME, "new_name": "salute"}), text("Renamed."))
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
     env.update(
         INK_STATE_DIR=str(tmp_path / "state"),
@@ -39,31 +33,11 @@ async def test_the_rename_question_shows_every_files_diff(
         COLUMNS="200",
     )
     # jedi-language-server is found beside ink-ls's own interpreter
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ink_ls",
-        "run",
-        "--cwd",
-        str(ws),
-        "rename greet",
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-    )
-    os.close(slave)
-    term = Terminal(master)
-    try:
+    async with ink_run_on_pty("--cwd", str(ws), "rename greet", env=env) as (proc, term):
         await term.wait_for("Change 3 files (pkg/main.py, pkg/other.py, pkg/util.py)?  [y]es")
         shown = term.text
         term.type("y\n")
         assert await asyncio.wait_for(proc.wait(), WAIT) == 0, term.text
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        term.close()
     question = shown[: shown.rindex("Change 3 files")]
     # every file's diff, in the order of the title, before the one question
     heads = [question.index(f"--- pkg/{name}") for name in ("main.py", "other.py", "util.py")]

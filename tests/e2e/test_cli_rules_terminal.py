@@ -5,19 +5,16 @@ continuing the same run in auto mode (nothing changed before the approval)."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
+import contextlib
 import json
 import os
-import pty
-import struct
 import sys
-import termios
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli_terminal import Terminal
+from tests.e2e._pty import Terminal, ink_run_on_pty
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 WAIT = 30.0
@@ -56,25 +53,12 @@ Start = Callable[..., Awaitable[tuple[asyncio.subprocess.Process, Terminal]]]
 @pytest.fixture
 async def on_terminal(env: dict[str, str], ws: Path) -> AsyncIterator[Start]:
     """Start `ink-ls run ARGS` on a fresh pty."""
-    started: list[tuple[asyncio.subprocess.Process, Terminal]] = []
+    async with contextlib.AsyncExitStack() as stack:
 
-    async def start(*args: str) -> tuple[asyncio.subprocess.Process, Terminal]:
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "ink_ls", "run", "--cwd", str(ws), *args,
-            stdin=slave, stdout=slave, stderr=slave, env=env,
-        )  # fmt: skip
-        os.close(slave)
-        started.append((proc, Terminal(master)))
-        return started[-1]
+        async def start(*args: str) -> tuple[asyncio.subprocess.Process, Terminal]:
+            return await stack.enter_async_context(ink_run_on_pty("--cwd", str(ws), *args, env=env))
 
-    yield start
-    for proc, term in started:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        term.close()
+        yield start
 
 
 async def test_always_in_this_project_is_saved_and_obeyed_by_the_next_run(

@@ -4,72 +4,21 @@ command and for a file change, answered by typing."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
-import pty
-import re
-import struct
-import sys
-import termios
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e._pty import WAIT, ink_run_on_pty
 from tests.fakes.model_server import FakeModelServer, text, tool
-
-WAIT = 30.0
-_ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeModelServer]:
     with FakeModelServer() as srv:
         yield srv
-
-
-class Terminal:
-    """The master side of a pty running one process; screen text without escape codes."""
-
-    def __init__(self, master: int) -> None:
-        self.master = master
-        self.raw = bytearray()
-        self._changed = asyncio.Event()
-        self._closed = False
-        asyncio.get_running_loop().add_reader(master, self._read)
-
-    def _read(self) -> None:
-        try:
-            data = os.read(self.master, 65536)
-        except OSError:  # EIO: the child side closed
-            data = b""
-        if not data:
-            self._closed = True
-            asyncio.get_running_loop().remove_reader(self.master)
-        self.raw += data
-        self._changed.set()
-
-    @property
-    def text(self) -> str:
-        return _ANSI.sub(b"", bytes(self.raw)).decode("utf-8", "replace")
-
-    async def wait_for(self, needle: str, count: int = 1) -> None:
-        async def until() -> None:
-            while self.text.count(needle) < count:
-                assert not self._closed, f"terminal closed before {needle!r}:\n{self.text}"
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(until(), WAIT)
-
-    def type(self, keys: str) -> None:
-        os.write(self.master, keys.encode())
-
-    def close(self) -> None:
-        if not self._closed:
-            asyncio.get_running_loop().remove_reader(self.master)
-        os.close(self.master)
 
 
 async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
@@ -82,8 +31,6 @@ async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
         tool("write", {"path": "new.txt", "content": "hello\n"}),
         text("All **done**."),
     )
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
     env.update(
         INK_STATE_DIR=str(tmp_path / "state"),
@@ -92,22 +39,10 @@ async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
         TERM="xterm-256color",
         COLUMNS="160",
     )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ink_ls",
-        "run",
-        "--cwd",
-        str(ws),
-        "make the files",
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-    )
-    os.close(slave)
-    term = Terminal(master)
-    try:
+    async with ink_run_on_pty("--cwd", str(ws), "make the files", env=env, columns=160) as (
+        proc,
+        term,
+    ):
         await term.wait_for(
             "Run command: echo approved > out.txt  [y]es / [a]lways this session / "
             "[p]roject: always in this project / [N]o:"
@@ -121,11 +56,6 @@ async def test_ask_mode_prompts_on_the_terminal_and_obeys_the_answers(
         term.type("n\n")
         assert await asyncio.wait_for(proc.wait(), WAIT) == 0, term.text
         await term.wait_for("completed ·")
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        term.close()
     screen = term.text
     assert (ws / "out.txt").read_text() == "approved\n"
     assert not (ws / "new.txt").exists()

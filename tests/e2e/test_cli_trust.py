@@ -6,13 +6,9 @@ and an `AGENTS.md` linked out of the workspace never reaches the model."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
-import pty
-import struct
 import sys
-import termios
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e._pty import Terminal, ink_run_on_pty
 from tests.e2e.test_cli_run import SECRET, Run, env, fake, ink, ws  # noqa: F401  (fixtures)
-from tests.e2e.test_cli_terminal import Terminal
 from tests.fakes.model_server import FakeModelServer, text, tool
 
 PY = sys.executable
@@ -98,25 +94,12 @@ async def _run_on_pty(
     ws: Path, env: dict[str, str], answers: list[tuple[str, str]]
 ) -> tuple[int, str]:
     """`ink-ls run` on a terminal; for each (text on screen, keys) waits and types."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-    proc = await asyncio.create_subprocess_exec(
-        PY, "-m", "ink_ls", "run", "--cwd", str(ws), "hello",
-        stdin=slave, stdout=slave, stderr=slave, env=env,
-    )  # fmt: skip
-    os.close(slave)
-    term = Terminal(master)
-    try:
+    async with ink_run_on_pty("--cwd", str(ws), "hello", env=env, columns=160) as (proc, term):
         for needle, keys in answers:
             await _wait(term, needle)
             term.type(keys)
         code = await asyncio.wait_for(proc.wait(), WAIT)
         await _wait(term, "· continue with --session")
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        term.close()
     return code, " ".join(term.text.split())
 
 
