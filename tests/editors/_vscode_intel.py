@@ -63,37 +63,40 @@ def note_request(prompt: str) -> None:
             _arrivals.setdefault(tag, []).append(time.monotonic())
 
 
-def _text(message: dict[str, Any]) -> str:
+def message_text(message: dict[str, Any]) -> str:
+    """A request message's text (a string, or the text parts of a list)."""
     content = message.get("content")
     if isinstance(content, list):
         return "".join(p.get("text", "") for p in content if isinstance(p, dict))
     return content if isinstance(content, str) else ""
 
 
-def _tool_results(model: FakeModelServer, tag: str) -> list[str]:
+def tool_results(model: FakeModelServer, tag: str) -> list[str]:
     """The tool results of the (last) turn whose prompt holds `tag`, in order."""
     for request in reversed(model.requests):
         messages = request["messages"]
         users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
-        if users and tag in _text(messages[users[-1]]):
-            return [_text(m) for m in messages[users[-1] + 1 :] if m.get("role") == "tool"]
+        if users and tag in message_text(messages[users[-1]]):
+            return [message_text(m) for m in messages[users[-1] + 1 :] if m.get("role") == "tool"]
     raise AssertionError(f"no request for {tag}")
 
 
 def _user_prompts(model: FakeModelServer) -> list[str]:
-    return [_text(m) for r in model.requests for m in r["messages"] if m.get("role") == "user"]
+    return [
+        message_text(m) for r in model.requests for m in r["messages"] if m.get("role") == "user"
+    ]
 
 
 def check(model: FakeModelServer, out: str) -> None:
     """What the model was told: VS Code's answers as `path:line: code` lines, the prompt file's
     body with the arguments in it (front matter gone); prints the latency figures (`out`: the
     workbench script's output, which says when TypeScript's features answered first)."""
-    assert _tool_results(model, "[lsp-definition]") == [DEFINITION]
-    assert _tool_results(model, "[lsp-references]") == [REFERENCES]
-    timed = _tool_results(model, "[lsp-timing]")
+    assert tool_results(model, "[lsp-definition]") == [DEFINITION]
+    assert tool_results(model, "[lsp-references]") == [REFERENCES]
+    timed = tool_results(model, "[lsp-timing]")
     assert timed[0] == timed[2] == REFERENCES, json.dumps(timed)
     assert "tsdemo/main.ts:3:" in timed[1] and "tsdemo/report.ts:4:" in timed[1], timed[1]
-    hover, symbols, callers = _tool_results(model, "[lsp-more]")
+    hover, symbols, callers = tool_results(model, "[lsp-more]")
     assert "add(a: number, b: number): number" in hover, hover
     assert symbols == "3: function report", symbols
     assert "tsdemo/report.ts:4: return `sum: ${add(4, 5)}`;  (function report)" in callers, callers

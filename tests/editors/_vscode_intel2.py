@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
+from tests.editors._vscode_intel import tool_results
 from tests.fakes.model_server import FakeModelServer, Reply, tool
 
 _RENAME = tool(
@@ -81,32 +81,15 @@ OUTGOING = "\n".join(
 )
 
 
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""
-
-
-def _tool_results(model: FakeModelServer, tag: str) -> list[str]:
-    """The tool results of the (last) turn whose prompt holds `tag`, in order."""
-    for request in reversed(model.requests):
-        messages = request["messages"]
-        users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
-        if users and tag in _text(messages[users[-1]]):
-            return [_text(m) for m in messages[users[-1] + 1 :] if m.get("role") == "tool"]
-    raise AssertionError(f"no request for {tag}")
-
-
 def check(model: FakeModelServer, out: str) -> None:
     """What the model was told: VS Code's TypeScript answers as `path:line: code` lines; the
     rejected rename as a refusal, the accepted one naming both files. Prints how long these
     cases took (`out`: the workbench script's output, whose PASS lines end with the time)."""
-    results = _tool_results(model, "[lsp2-nav]")
+    results = tool_results(model, "[lsp2-nav]")
     assert results == [IMPLEMENTATIONS, WORKSPACE_SYMBOLS, OUTGOING], json.dumps(results, indent=1)
-    (rejected,) = _tool_results(model, "[lsp2-rename-reject]")
+    (rejected,) = tool_results(model, "[lsp2-rename-reject]")
     assert "the user rejected this edit in the diff view" in rejected, rejected
-    (accepted,) = _tool_results(model, "[lsp2-rename-accept]")
+    (accepted,) = tool_results(model, "[lsp2-rename-accept]")
     assert accepted == (
         "Renamed to multiply in 2 file(s):\ntsdemo/geometry.ts: 2 edits\ntsdemo/scale.ts: 1 edit"
     ), accepted

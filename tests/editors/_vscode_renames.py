@@ -4,8 +4,7 @@ the user edited two of the three proposed files."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from tests.editors._vscode_intel import message_text
 from tests.fakes.model_server import FakeModelServer, Reply, tool
 
 STEPS: dict[str, list[Reply]] = {
@@ -28,20 +27,13 @@ STEPS: dict[str, list[Reply]] = {
 CASES = ["rename: the user edits two of the rename's three proposed files; their versions land"]
 
 
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""
-
-
 def check(model: FakeModelServer) -> None:
     """The rename's result named the two files the user changed, with a diff for each."""
     told = next(
-        _text(m)
+        message_text(m)
         for r in model.requests
         for m in r["messages"]
-        if m.get("role") == "tool" and _text(m).startswith("Renamed to surface")
+        if m.get("role") == "tool" and message_text(m).startswith("Renamed to surface")
     )
     summary, note = told.split("\nThe user modified", 1)
     assert [line.split(":")[0] for line in summary.splitlines()] == [
